@@ -1,0 +1,295 @@
+#include "fabric-spec.h"
+
+#include "json-reader.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+namespace ns3
+{
+
+namespace
+{
+
+// Bounds are documented, with their reasons, in docs/fabric-format.md.
+constexpr uint64_t kMaxPlanes = 64;
+constexpr uint64_t kMaxHosts = 65535; // a host index has 16 bits in fabric addresses
+constexpr uint64_t kMaxSpines = 65535;
+constexpr uint64_t kMaxLinksPerLeafSpine = 64;
+constexpr uint64_t kJumboFrameBytes = 9000; // a port must hold at least one frame
+constexpr uint64_t kMaxSwitchBufferBytes = uint64_t(1) << 34;
+constexpr uint64_t kMaxPortBufferBytes = std::numeric_limits<uint32_t>::max();
+constexpr uint64_t kMaxRateBps = 10000000000000; // 10 Tb/s
+constexpr uint64_t kMaxDelayNs = 1000000000;     // 1 s
+
+/** Names appear in result paths and logs, hence a conservative alphabet. */
+bool
+IsValidName(const std::string& name)
+{
+    if (name.empty())
+    {
+        return false;
+    }
+    for (char c : name)
+    {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
+IsOneLine(const std::string& text)
+{
+    if (text.empty())
+    {
+        return false;
+    }
+    for (char c : text)
+    {
+        if (std::iscntrl(static_cast<unsigned char>(c)))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+FabricLinkSpec
+ReadLink(JsonReader link)
+{
+    link.ExpectObject({"rate", "delay"});
+    FabricLinkSpec spec;
+    spec.rate = link["rate"].AsDataRate(1, kMaxRateBps);
+    spec.delay = link["delay"].AsDuration(0, kMaxDelayNs);
+    return spec;
+}
+
+FabricSpec
+Parse(const nlohmann::json& j, const std::string& sourceFile)
+{
+    FabricSpec spec;
+    spec.sourceFile = sourceFile;
+
+    JsonReader root(j, sourceFile);
+    root.ExpectObject(
+        {"name", "description", "planes", "clos", "hosts", "links", "switch", "host", "routing"});
+
+    spec.name = root["name"].AsString();
+    if (!IsValidName(spec.name))
+    {
+        root["name"].Fail("a non-empty name of letters, digits, '.', '_' and '-'");
+    }
+    spec.description = root["description"].AsString();
+    if (!IsOneLine(spec.description))
+    {
+        root["description"].Fail("a non-empty one-line description");
+    }
+
+    spec.planes = static_cast<uint32_t>(root["planes"].AsUnsigned(1, kMaxPlanes));
+
+    JsonReader clos = root["clos"];
+    clos.ExpectObject({"leaves", "spines", "hosts_per_leaf", "links_per_leaf_spine"});
+    spec.leavesPerPlane = static_cast<uint32_t>(clos["leaves"].AsUnsigned(1, kMaxHosts));
+    const bool multiLeaf = spec.leavesPerPlane > 1;
+    spec.spinesPerPlane = static_cast<uint32_t>(
+        clos["spines"].AsUnsigned(multiLeaf ? 1 : 0,
+                                  kMaxSpines,
+                                  multiLeaf ? "/clos/leaves > 1, and leaves reach each other "
+                                              "only through spines"
+                                            : ""));
+    // Bounding hosts_per_leaf by the leaf count keeps the product, the host
+    // count, within the 16-bit host index and reports it where it is set.
+    spec.hostsPerLeaf = static_cast<uint32_t>(clos["hosts_per_leaf"].AsUnsigned(
+        1,
+        kMaxHosts / spec.leavesPerPlane,
+        "/clos/leaves * /clos/hosts_per_leaf is at most 65535: a host index has 16 bits"));
+    if (spec.spinesPerPlane > 0)
+    {
+        spec.linksPerLeafSpine = static_cast<uint32_t>(
+            clos["links_per_leaf_spine"].AsUnsigned(1, kMaxLinksPerLeafSpine));
+    }
+    else if (clos["links_per_leaf_spine"].IsPresent())
+    {
+        // A count of links that do not exist is a contradiction, not a default.
+        clos["links_per_leaf_spine"].AsUnsigned(
+            0,
+            0,
+            "/clos/spines is 0, so there are no leaf-spine links; the key may be omitted");
+    }
+
+    if (root["hosts"].IsPresent())
+    {
+        root["hosts"].AsUnsigned(
+            spec.Hosts(),
+            spec.Hosts(),
+            "/clos/leaves * /clos/hosts_per_leaf = " + std::to_string(spec.leavesPerPlane) + " * " +
+                std::to_string(spec.hostsPerLeaf));
+    }
+
+    JsonReader links = root["links"];
+    links.ExpectObject({"host_leaf", "leaf_spine"});
+    spec.hostLink = ReadLink(links["host_leaf"]);
+    if (spec.spinesPerPlane > 0)
+    {
+        if (!links["leaf_spine"].IsPresent())
+        {
+            links["leaf_spine"].Fail(
+                "an object with keys rate, delay (required because /clos/spines > 0)");
+        }
+        spec.fabricLink = ReadLink(links["leaf_spine"]);
+    }
+    else if (links["leaf_spine"].IsPresent())
+    {
+        links["leaf_spine"].Fail(
+            "no key here (/clos/spines is 0, so there are no leaf-spine links)");
+    }
+
+    JsonReader sw = root["switch"];
+    sw.ExpectObject({"buffer_bytes", "port_buffer_bytes", "ecn", "detection_delay"});
+    spec.switches.bufferBytes =
+        sw["buffer_bytes"].AsUnsigned(kJumboFrameBytes, kMaxSwitchBufferBytes);
+    spec.switches.portBufferBytes = static_cast<uint32_t>(sw["port_buffer_bytes"].AsUnsigned(
+        kJumboFrameBytes,
+        std::min(spec.switches.bufferBytes, kMaxPortBufferBytes),
+        "at least one 9000-byte jumbo frame, at most /switch/buffer_bytes"));
+
+    JsonReader ecn = sw["ecn"];
+    ecn.ExpectObject({"enabled", "kmin_bytes", "kmax_bytes", "pmax"});
+    spec.switches.ecn.enabled = ecn["enabled"].IsPresent() ? ecn["enabled"].AsBool() : true;
+    // Thresholds are required even when marking is disabled, so that turning
+    // it on is a one-word change that cannot pick up hidden defaults.
+    const uint64_t portBuffer = spec.switches.portBufferBytes;
+    spec.switches.ecn.kminBytes = static_cast<uint32_t>(
+        ecn["kmin_bytes"].AsUnsigned(0, portBuffer, "at most /switch/port_buffer_bytes"));
+    spec.switches.ecn.kmaxBytes = static_cast<uint32_t>(
+        ecn["kmax_bytes"].AsUnsigned(spec.switches.ecn.kminBytes,
+                                     portBuffer,
+                                     "at least kmin_bytes, at most /switch/port_buffer_bytes"));
+    spec.switches.ecn.pmax = ecn["pmax"].AsNumber(0.0, 1.0, "a probability");
+    spec.switches.detectionDelay = sw["detection_delay"].AsDuration(0, kMaxDelayNs);
+
+    JsonReader host = root["host"];
+    host.ExpectObject({"port_buffer_bytes"});
+    spec.host.portBufferBytes = static_cast<uint32_t>(
+        host["port_buffer_bytes"].AsUnsigned(kJumboFrameBytes,
+                                             kMaxPortBufferBytes,
+                                             "at least one 9000-byte jumbo frame"));
+
+    JsonReader routing = root["routing"];
+    routing.ExpectObject({"convergence_delay"});
+    spec.routingConvergenceDelay = routing["convergence_delay"].AsDuration(0, kMaxDelayNs);
+
+    return spec;
+}
+
+std::string
+DurationToJson(Time t)
+{
+    // A negative Time (possible only in a spec built in code) is written out
+    // as such so that parsing it back reports it rather than wrapping around.
+    int64_t ns = t.GetNanoSeconds();
+    return ns < 0 ? "-" + FormatDuration(static_cast<uint64_t>(-(ns + 1)) + 1)
+                  : FormatDuration(static_cast<uint64_t>(ns));
+}
+
+nlohmann::json
+LinkToJson(const FabricLinkSpec& link)
+{
+    return {{"rate", FormatRate(link.rate.GetBitRate())}, {"delay", DurationToJson(link.delay)}};
+}
+
+} // namespace
+
+double
+FabricSpec::LeafOversubscription() const
+{
+    if (spinesPerPlane == 0)
+    {
+        return 1.0;
+    }
+    double up = static_cast<double>(spinesPerPlane) * linksPerLeafSpine *
+                static_cast<double>(fabricLink.rate.GetBitRate());
+    double down =
+        static_cast<double>(hostsPerLeaf) * static_cast<double>(hostLink.rate.GetBitRate());
+    return up / down;
+}
+
+FabricSpec
+ParseFabricSpec(const nlohmann::json& j, const std::string& sourceFile)
+{
+    try
+    {
+        return Parse(j, sourceFile);
+    }
+    catch (const FabricSpecError&)
+    {
+        throw;
+    }
+    catch (const ConfigError& e)
+    {
+        throw FabricSpecError(e.what());
+    }
+    catch (const nlohmann::json::exception& e)
+    {
+        // Unreachable if every read is type-checked first; kept so that a
+        // slip there still names the file instead of escaping as a crash.
+        throw FabricSpecError(sourceFile + ": /: expected a readable fabric description, got " +
+                              e.what());
+    }
+}
+
+FabricSpec
+LoadFabricSpec(const std::string& path)
+{
+    nlohmann::json j;
+    try
+    {
+        j = LoadJsonFile(path);
+    }
+    catch (const ConfigError& e)
+    {
+        throw FabricSpecError(e.what());
+    }
+    return ParseFabricSpec(j, path);
+}
+
+nlohmann::json
+FabricSpecToJson(const FabricSpec& spec)
+{
+    nlohmann::json clos = {{"leaves", spec.leavesPerPlane},
+                           {"spines", spec.spinesPerPlane},
+                           {"hosts_per_leaf", spec.hostsPerLeaf}};
+    nlohmann::json links = {{"host_leaf", LinkToJson(spec.hostLink)}};
+    if (spec.spinesPerPlane > 0)
+    {
+        clos["links_per_leaf_spine"] = spec.linksPerLeafSpine;
+        links["leaf_spine"] = LinkToJson(spec.fabricLink);
+    }
+    const FabricEcnSpec& ecn = spec.switches.ecn;
+    return {
+        {"name", spec.name},
+        {"description", spec.description},
+        {"planes", spec.planes},
+        {"clos", clos},
+        {"hosts", spec.Hosts()},
+        {"links", links},
+        {"switch",
+         {{"buffer_bytes", spec.switches.bufferBytes},
+          {"port_buffer_bytes", spec.switches.portBufferBytes},
+          {"ecn",
+           {{"enabled", ecn.enabled},
+            {"kmin_bytes", ecn.kminBytes},
+            {"kmax_bytes", ecn.kmaxBytes},
+            {"pmax", ecn.pmax}}},
+          {"detection_delay", DurationToJson(spec.switches.detectionDelay)}}},
+        {"host", {{"port_buffer_bytes", spec.host.portBufferBytes}}},
+        {"routing", {{"convergence_delay", DurationToJson(spec.routingConvergenceDelay)}}},
+    };
+}
+
+} // namespace ns3

@@ -1,0 +1,176 @@
+#include "fabric.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("Fabric");
+NS_OBJECT_ENSURE_REGISTERED(Fabric);
+
+TypeId
+Fabric::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::Fabric").SetParent<Object>().SetGroupName("MetaRoce");
+    return tid;
+}
+
+Fabric::Fabric() = default;
+
+void
+Fabric::DoDispose()
+{
+    m_nics.clear();
+    m_switchAt.clear();
+    m_links.clear();
+    Object::DoDispose();
+}
+
+Ptr<FabricSwitch>
+Fabric::GetLeaf(uint32_t plane, uint32_t leaf) const
+{
+    return m_switchAt[m_graph->LeafVertex(plane, leaf)];
+}
+
+Ptr<FabricSwitch>
+Fabric::GetSpine(uint32_t plane, uint32_t spine) const
+{
+    return m_switchAt[m_graph->SpineVertex(plane, spine)];
+}
+
+int32_t
+Fabric::FindLink(const std::string& name) const
+{
+    for (uint32_t i = 0; i < m_links.size(); ++i)
+    {
+        if (m_links[i].desc.name == name)
+        {
+            return i;
+        }
+    }
+    return -1;
+}
+
+std::vector<Ptr<FabricPort>>
+Fabric::GetAllPorts() const
+{
+    std::vector<Ptr<FabricPort>> ports;
+    ports.reserve(2 * m_links.size());
+    for (const auto& l : m_links)
+    {
+        ports.push_back(l.lower);
+        ports.push_back(l.upper);
+    }
+    return ports;
+}
+
+void
+Fabric::SetLinkUp(uint32_t link, bool up)
+{
+    NS_ABORT_MSG_UNLESS(link < m_links.size(), "Fabric: no link " << link);
+    m_links[link].channel->SetLinkUp(up);
+}
+
+void
+Fabric::SetSwitchUp(uint32_t vertex, bool up)
+{
+    for (uint32_t i = 0; i < m_links.size(); ++i)
+    {
+        if (m_links[i].desc.a == vertex || m_links[i].desc.b == vertex)
+        {
+            SetLinkUp(i, up);
+        }
+    }
+}
+
+void
+Fabric::SetPlaneUp(uint32_t plane, bool up)
+{
+    for (uint32_t i = 0; i < m_links.size(); ++i)
+    {
+        if (m_links[i].desc.plane == plane)
+        {
+            SetLinkUp(i, up);
+        }
+    }
+}
+
+void
+Fabric::ScheduleLinkUp(Time at, uint32_t link, bool up)
+{
+    Simulator::Schedule(at - Simulator::Now(), &Fabric::SetLinkUp, this, link, up);
+}
+
+void
+Fabric::ScheduleSwitchUp(Time at, uint32_t vertex, bool up)
+{
+    Simulator::Schedule(at - Simulator::Now(), &Fabric::SetSwitchUp, this, vertex, up);
+}
+
+void
+Fabric::SchedulePlaneUp(Time at, uint32_t plane, bool up)
+{
+    Simulator::Schedule(at - Simulator::Now(), &Fabric::SetPlaneUp, this, plane, up);
+}
+
+void
+Fabric::LinkStateChanged(bool)
+{
+    // One recomputation per change, each after the full convergence delay; it
+    // reads the link states of its own time, so a burst of changes converges
+    // to the final state.
+    Simulator::Schedule(m_convergenceDelay, &Fabric::RecomputeRoutes, this);
+}
+
+void
+Fabric::RecomputeRoutes()
+{
+    std::vector<bool> up(m_links.size());
+    for (uint32_t i = 0; i < m_links.size(); ++i)
+    {
+        up[i] = m_links[i].channel->IsLinkUp();
+    }
+    auto nextHops = m_graph->ComputeNextHops(up);
+    for (uint32_t v : m_graph->SwitchVertices())
+    {
+        std::vector<std::vector<uint16_t>> routes(nextHops[v].size());
+        for (std::size_t h = 0; h < routes.size(); ++h)
+        {
+            for (uint32_t link : nextHops[v][h])
+            {
+                const FabricLink& l = m_links[link];
+                routes[h].push_back(
+                    static_cast<uint16_t>(l.desc.a == v ? l.lowerSwitchPort : l.upperSwitchPort));
+            }
+        }
+        m_switchAt[v]->SetRoutes(std::move(routes));
+    }
+    ++m_routeComputations;
+    NS_LOG_INFO("routes recomputed at " << Simulator::Now());
+}
+
+uint64_t
+Fabric::GetPacketHops() const
+{
+    uint64_t hops = 0;
+    for (const auto& l : m_links)
+    {
+        hops += l.lower->GetStats().txPackets + l.upper->GetStats().txPackets;
+    }
+    return hops;
+}
+
+int64_t
+Fabric::AssignStreams(int64_t stream)
+{
+    int64_t used = 0;
+    for (const auto& l : m_links)
+    {
+        used += l.lower->AssignStreams(stream + used);
+        used += l.upper->AssignStreams(stream + used);
+    }
+    return used;
+}
+
+} // namespace ns3

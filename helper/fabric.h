@@ -1,0 +1,111 @@
+/*
+ * Fabric: a multi-plane Clos fabric instantiated by FabricBuilder: its nodes,
+ * NICs, switches, links and ports, the topology graph, and the routing control
+ * plane. The control plane recomputes every switch's ECMP groups from the
+ * graph (all shortest paths over links that are up) RoutingConvergenceDelay
+ * after any link changes state; switches meanwhile stop using their own dead
+ * ports after their DetectionDelay.
+ *
+ * Failures are driven here: a link, a switch (all its links) or a whole plane,
+ * now or at a scheduled time.
+ */
+#ifndef METAROCE_FABRIC_H
+#define METAROCE_FABRIC_H
+
+#include "fabric-channel.h"
+#include "fabric-graph.h"
+#include "fabric-port.h"
+#include "fabric-spec.h"
+#include "fabric-switch.h"
+#include "rdma-nic.h"
+
+#include "ns3/node-container.h"
+#include "ns3/object.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/** A link as instantiated: the graph's description plus the ns-3 objects. */
+struct FabricLink
+{
+    FabricLinkDesc desc;
+    Ptr<FabricChannel> channel;
+    Ptr<FabricPort> lower; //!< port on the host (HostLeaf) or leaf (LeafSpine)
+    Ptr<FabricPort> upper; //!< port on the leaf (HostLeaf) or spine (LeafSpine)
+    int32_t lowerSwitchPort = -1; //!< index of `lower` in its switch (-1 on a host)
+    int32_t upperSwitchPort = -1; //!< index of `upper` in its switch
+};
+
+class Fabric : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    Fabric();
+
+    const FabricSpec& GetSpec() const { return m_spec; }
+    const FabricGraph& GetGraph() const { return *m_graph; }
+
+    uint32_t GetNHosts() const { return m_hosts.GetN(); }
+    uint32_t GetNPlanes() const { return m_spec.planes; }
+    NodeContainer GetHosts() const { return m_hosts; }
+    Ptr<Node> GetHost(uint32_t host) const { return m_hosts.Get(host); }
+    Ptr<RdmaNic> GetNic(uint32_t host) const { return m_nics[host]; }
+
+    Ptr<FabricSwitch> GetLeaf(uint32_t plane, uint32_t leaf) const;
+    Ptr<FabricSwitch> GetSpine(uint32_t plane, uint32_t spine) const;
+    /** Switch at a graph vertex (nullptr for hosts). */
+    Ptr<FabricSwitch> GetSwitchAt(uint32_t vertex) const { return m_switchAt[vertex]; }
+    NodeContainer GetSwitchNodes() const { return m_switchNodes; }
+
+    const std::vector<FabricLink>& GetLinks() const { return m_links; }
+    /** Link id by name ("p0/l3-s5#0"); -1 if none. */
+    int32_t FindLink(const std::string& name) const;
+
+    /** Every port of the fabric (NIC ports and switch ports). */
+    std::vector<Ptr<FabricPort>> GetAllPorts() const;
+
+    // Failures
+    void SetLinkUp(uint32_t link, bool up);
+    /** All links of a switch (graph vertex). */
+    void SetSwitchUp(uint32_t vertex, bool up);
+    /** All links of a plane (host links and fabric links). */
+    void SetPlaneUp(uint32_t plane, bool up);
+    void ScheduleLinkUp(Time at, uint32_t link, bool up);
+    void ScheduleSwitchUp(Time at, uint32_t vertex, bool up);
+    void SchedulePlaneUp(Time at, uint32_t plane, bool up);
+
+    /** Recomputes and installs every switch's ECMP groups from the current link states. */
+    void RecomputeRoutes();
+    uint32_t GetRouteComputations() const { return m_routeComputations; }
+
+    /** Frames put on any wire so far (each transmission is one packet-hop). */
+    uint64_t GetPacketHops() const;
+
+    /** Fixes every random stream of the fabric; returns the number used. */
+    int64_t AssignStreams(int64_t stream);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    friend class FabricBuilder;
+
+    void LinkStateChanged(bool up);
+
+    FabricSpec m_spec;
+    std::unique_ptr<FabricGraph> m_graph;
+    NodeContainer m_hosts;
+    NodeContainer m_switchNodes;
+    std::vector<Ptr<RdmaNic>> m_nics;
+    std::vector<Ptr<FabricSwitch>> m_switchAt; //!< by graph vertex
+    std::vector<FabricLink> m_links;
+    Time m_convergenceDelay;
+    uint32_t m_routeComputations = 0;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,612 @@
+#include "fabric-port.h"
+
+#include "fabric-channel.h"
+
+#include "ns3/boolean.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricPort");
+NS_OBJECT_ENSURE_REGISTERED(FabricPort);
+
+TypeId
+FabricPort::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricPort")
+            .SetParent<NetDevice>()
+            .SetGroupName("MetaRoce")
+            .AddConstructor<FabricPort>()
+            .AddAttribute("DataRate",
+                          "Line rate of the port's transmitter",
+                          DataRateValue(DataRate("100Gbps")),
+                          MakeDataRateAccessor(&FabricPort::m_rate),
+                          MakeDataRateChecker())
+            .AddAttribute("InterframeBytes",
+                          "Per-frame line overhead outside the frame: preamble+SFD (8) and "
+                          "inter-frame gap (12). FCS and padding to 64 bytes are always counted.",
+                          UintegerValue(kEthernetPreambleIfgBytes),
+                          MakeUintegerAccessor(&FabricPort::m_interframeBytes),
+                          MakeUintegerChecker<uint32_t>(0, 64))
+            .AddAttribute("MaxQueueBytes",
+                          "Egress limit of this port in frame bytes (tail drop beyond it)",
+                          UintegerValue(4u << 20),
+                          MakeUintegerAccessor(&FabricPort::m_maxQueueBytes),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("EcnEnabled",
+                          "Mark ECN-capable frames CE on enqueue (RED on queued bytes)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FabricPort::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnKmin",
+                          "Queued bytes below which nothing is marked",
+                          UintegerValue(100 * 1024),
+                          MakeUintegerAccessor(&FabricPort::m_kminBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("EcnKmax",
+                          "Queued bytes at and above which every ECN-capable frame is marked",
+                          UintegerValue(400 * 1024),
+                          MakeUintegerAccessor(&FabricPort::m_kmaxBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("EcnPmax",
+                          "Marking probability just below Kmax (linear from 0 at Kmin)",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&FabricPort::m_pmax),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("ControlDscp",
+                          "DSCP of the control class (ACKs, CNPs); every other DSCP is data",
+                          UintegerValue(48),
+                          MakeUintegerAccessor(&FabricPort::m_controlDscp),
+                          MakeUintegerChecker<uint8_t>(0, 63))
+            .AddAttribute("StrictPriority",
+                          "Serve the control class strictly before data (false: packet "
+                          "round robin between the classes)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FabricPort::m_strictPriority),
+                          MakeBooleanChecker())
+            .AddAttribute("EventPerDequeue",
+                          "Schedule an event at every frame's start of transmission, so the "
+                          "Dequeue trace and transmit-side Sniffer fire at the exact time "
+                          "(false: lazy departures, identical results, fewer events)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&FabricPort::m_eventPerDequeue),
+                          MakeBooleanChecker())
+            .AddAttribute("Mtu",
+                          "Largest frame in bytes (Ethernet header to end of payload)",
+                          UintegerValue(9000),
+                          MakeUintegerAccessor(&FabricPort::SetMtu, &FabricPort::GetMtu),
+                          MakeUintegerChecker<uint16_t>(64))
+            .AddAttribute("ReceiveErrorModel",
+                          "Loss applied to frames arriving at this port (random loss)",
+                          PointerValue(),
+                          MakePointerAccessor(&FabricPort::m_receiveErrorModel),
+                          MakePointerChecker<ErrorModel>())
+            .AddTraceSource("Enqueue",
+                            "A frame was queued for transmission",
+                            MakeTraceSourceAccessor(&FabricPort::m_enqueueTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Dequeue",
+                            "A frame started transmission",
+                            MakeTraceSourceAccessor(&FabricPort::m_dequeueTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Drop",
+                            "A frame was dropped by this port, with the reason",
+                            MakeTraceSourceAccessor(&FabricPort::m_dropTrace),
+                            "ns3::FabricPort::DropTracedCallback")
+            .AddTraceSource("EcnMark",
+                            "A frame was marked CE on enqueue",
+                            MakeTraceSourceAccessor(&FabricPort::m_ecnMarkTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("QueueBytes",
+                            "Frame bytes queued for transmission",
+                            MakeTraceSourceAccessor(&FabricPort::m_queueBytes),
+                            "ns3::TracedValueCallback::Uint32")
+            .AddTraceSource("Sniffer",
+                            "Every frame sent or received (for pcap)",
+                            MakeTraceSourceAccessor(&FabricPort::m_snifferTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacRx",
+                            "A frame was received and passed the error model",
+                            MakeTraceSourceAccessor(&FabricPort::m_macRxTrace),
+                            "ns3::Packet::TracedCallback");
+    return tid;
+}
+
+FabricPort::FabricPort()
+    : m_queueBytes(0)
+{
+    m_ecnRng = CreateObject<UniformRandomVariable>();
+}
+
+FabricPort::~FabricPort() = default;
+
+void
+FabricPort::DoDispose()
+{
+    m_wake.Cancel();
+    for (auto& q : m_queues)
+    {
+        q.clear();
+    }
+    m_node = nullptr;
+    m_channel = nullptr;
+    m_sink = nullptr;
+    m_sharedBuffer = nullptr;
+    m_receiveErrorModel = nullptr;
+    m_ecnRng = nullptr;
+    NetDevice::DoDispose();
+}
+
+void
+FabricPort::Attach(Ptr<FabricChannel> channel)
+{
+    m_channel = channel;
+    m_channel->Attach(this);
+    m_linkUp = channel->IsLinkUp();
+}
+
+void
+FabricPort::SetPacketSink(FabricPacketSink* sink)
+{
+    m_sink = sink;
+}
+
+void
+FabricPort::SetSharedBuffer(Ptr<SharedBuffer> buffer)
+{
+    m_sharedBuffer = buffer;
+}
+
+uint64_t
+FabricPort::TransmissionPs(uint32_t packetBytes) const
+{
+    const uint64_t bps = m_rate.GetBitRate();
+    const uint64_t wire = WireBytes(packetBytes, m_interframeBytes);
+    constexpr uint64_t kBitPs = 8'000'000'000'000ULL; // picoseconds in 8 s: ps per byte at 1 b/s
+    if (bps != m_cachedBps)
+    {
+        m_cachedBps = bps;
+        m_psPerByte = (kBitPs % bps == 0) ? kBitPs / bps : 0;
+    }
+    if (m_psPerByte)
+    {
+        return wire * m_psPerByte; // every common rate: exact
+    }
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(wire) * kBitPs) / bps);
+}
+
+double
+FabricPort::EcnMarkProbability(uint32_t queueBytes) const
+{
+    if (queueBytes < m_kminBytes)
+    {
+        return 0.0;
+    }
+    if (queueBytes >= m_kmaxBytes)
+    {
+        return 1.0;
+    }
+    return m_pmax * double(queueBytes - m_kminBytes) / double(m_kmaxBytes - m_kminBytes);
+}
+
+bool
+FabricPort::Enqueue(Ptr<Packet> frame, const FrameInfo& info)
+{
+    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+    CatchUp(nowPs); // queue state as of now: admission and marking are exact
+    const uint32_t bytes = frame->GetSize();
+    if (!m_linkUp)
+    {
+        Drop(frame, DropReason::LinkDown);
+        return false;
+    }
+    if (m_queueBytes + bytes > m_maxQueueBytes)
+    {
+        Drop(frame, DropReason::Buffer);
+        return false;
+    }
+    if (m_sharedBuffer && !m_sharedBuffer->TryReserve(bytes))
+    {
+        // Sibling ports may hold frames that have started by now but are not
+        // yet released: bring them up to date before refusing.
+        m_sink->SyncPorts();
+        if (!m_sharedBuffer->TryReserve(bytes))
+        {
+            Drop(frame, DropReason::Buffer);
+            return false;
+        }
+    }
+    if (m_ecnEnabled && (info.ecn == Ecn::Ect0 || info.ecn == Ecn::Ect1))
+    {
+        const double p = EcnMarkProbability(m_queueBytes);
+        if (p >= 1.0 || (p > 0.0 && m_ecnRng->GetValue() < p))
+        {
+            SetFrameEcn(frame, Ecn::Ce);
+            ++m_stats.ecnMarked;
+            m_ecnMarkTrace(frame);
+        }
+    }
+    m_queues[ClassOf(info.dscp)].push_back(Queued{frame, bytes, nowPs});
+    m_queueBytes += bytes;
+    if (m_queueBytes > m_stats.peakQueueBytes)
+    {
+        m_stats.peakQueueBytes = m_queueBytes;
+    }
+    m_enqueueTrace(frame);
+    CatchUp(nowPs); // an idle transmitter starts this frame now
+    return true;
+}
+
+void
+FabricPort::Sync()
+{
+    CatchUp(Simulator::Now().GetPicoSeconds());
+}
+
+int32_t
+FabricPort::PickClass(int64_t startPs) const
+{
+    auto eligible = [this, startPs](uint32_t cls) {
+        return !m_queues[cls].empty() && m_queues[cls].front().enqueuedPs <= startPs;
+    };
+    if (m_strictPriority)
+    {
+        return eligible(kControlClass) ? int32_t(kControlClass)
+               : eligible(kDataClass)  ? int32_t(kDataClass)
+                                       : -1;
+    }
+    const uint32_t other = (m_rrNext + 1) % kTrafficClasses;
+    return eligible(m_rrNext) ? int32_t(m_rrNext) : eligible(other) ? int32_t(other) : -1;
+}
+
+void
+FabricPort::CatchUp(int64_t nowPs)
+{
+    while (m_queueBytes > 0 && m_txFreePs <= nowPs)
+    {
+        // The next frame starts when the transmitter is free, or, if it
+        // idled, when the first of the queued frames arrived.
+        int64_t startPs = m_txFreePs;
+        int32_t cls = PickClass(startPs);
+        if (cls < 0)
+        {
+            startPs = INT64_MAX;
+            for (const auto& q : m_queues)
+            {
+                if (!q.empty())
+                {
+                    startPs = std::min(startPs, q.front().enqueuedPs);
+                }
+            }
+            if (startPs > nowPs)
+            {
+                break;
+            }
+            cls = PickClass(startPs);
+        }
+        Commit(cls, startPs);
+    }
+    if (m_eventPerDequeue && m_queueBytes > 0)
+    {
+        ArmWake();
+    }
+}
+
+void
+FabricPort::Commit(uint32_t cls, int64_t startPs)
+{
+    auto& queue = m_queues[cls];
+    Queued q = std::move(queue.front());
+    queue.pop_front();
+    if (!m_strictPriority)
+    {
+        m_rrNext = (cls + 1) % kTrafficClasses;
+    }
+    m_queueBytes -= q.bytes;
+    if (m_sharedBuffer)
+    {
+        m_sharedBuffer->Release(q.bytes);
+    }
+    m_txFreePs = startPs + int64_t(TransmissionPs(q.bytes));
+    ++m_stats.txPackets;
+    m_stats.txBytes += q.bytes;
+    m_stats.txWireBytes += WireBytes(q.bytes, m_interframeBytes);
+    m_dequeueTrace(q.frame);
+    m_snifferTrace(q.frame);
+    m_channel->Transmit(this, q.frame, m_txFreePs);
+}
+
+void
+FabricPort::ArmWake()
+{
+    if (m_wake.IsRunning())
+    {
+        return;
+    }
+    const int64_t wakeNs = (m_txFreePs + 999) / 1000;
+    m_wake = Simulator::Schedule(NanoSeconds(wakeNs) - Simulator::Now(), &FabricPort::Wake, this);
+}
+
+void
+FabricPort::Wake()
+{
+    Sync();
+}
+
+void
+FabricPort::Receive(Ptr<Packet> frame, uint32_t epoch)
+{
+    if (!m_linkUp || epoch != m_channel->GetEpoch())
+    {
+        Drop(frame, DropReason::LinkDown);
+        return;
+    }
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
+    {
+        Drop(frame, DropReason::ErrorModel);
+        return;
+    }
+    ++m_stats.rxPackets;
+    m_stats.rxBytes += frame->GetSize();
+    m_snifferTrace(frame);
+    m_macRxTrace(frame);
+    m_sink->ReceiveFromPort(this, frame);
+}
+
+void
+FabricPort::LinkStateChanged(bool up)
+{
+    // Frames due to start before this instant went out while the link was up
+    // (and are lost in flight, by epoch, if they had not arrived).
+    Sync();
+    m_linkUp = up;
+    if (!up)
+    {
+        m_wake.Cancel();
+        Flush(DropReason::LinkDown);
+        // The frame being serialised is lost with the link; the transmitter is free.
+        m_txFreePs = std::min(m_txFreePs, Simulator::Now().GetPicoSeconds());
+    }
+    m_linkChangeCallbacks();
+    if (m_sink)
+    {
+        m_sink->PortLinkChanged(this, up);
+    }
+}
+
+void
+FabricPort::Flush(DropReason reason)
+{
+    for (auto& queue : m_queues)
+    {
+        while (!queue.empty())
+        {
+            Queued q = std::move(queue.front());
+            queue.pop_front();
+            m_queueBytes -= q.bytes;
+            if (m_sharedBuffer)
+            {
+                m_sharedBuffer->Release(q.bytes);
+            }
+            Drop(q.frame, reason);
+        }
+    }
+}
+
+void
+FabricPort::Drop(Ptr<const Packet> frame, DropReason reason)
+{
+    ++m_stats.drops[static_cast<std::size_t>(reason)];
+    m_dropTrace(frame, reason);
+}
+
+void
+FabricPort::RecordDrop(Ptr<const Packet> frame, DropReason reason)
+{
+    Drop(frame, reason);
+}
+
+uint32_t
+FabricPort::GetQueueBytes()
+{
+    Sync();
+    return m_queueBytes;
+}
+
+uint32_t
+FabricPort::GetQueuePackets()
+{
+    Sync();
+    return QueuedPackets();
+}
+
+uint32_t
+FabricPort::QueuedPackets() const
+{
+    uint32_t n = 0;
+    for (const auto& q : m_queues)
+    {
+        n += q.size();
+    }
+    return n;
+}
+
+Ptr<FabricPort>
+FabricPort::GetPeer() const
+{
+    if (!m_channel)
+    {
+        return nullptr;
+    }
+    Ptr<FabricPort> a = m_channel->GetPort(0);
+    return a == this ? m_channel->GetPort(1) : a;
+}
+
+int64_t
+FabricPort::AssignStreams(int64_t stream)
+{
+    m_ecnRng->SetStream(stream);
+    return 1;
+}
+
+// ---- NetDevice boilerplate --------------------------------------------------
+
+void
+FabricPort::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+FabricPort::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+FabricPort::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+FabricPort::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+FabricPort::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+FabricPort::SetMtu(const uint16_t mtu)
+{
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+FabricPort::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+FabricPort::IsLinkUp() const
+{
+    return m_linkUp;
+}
+
+void
+FabricPort::AddLinkChangeCallback(Callback<void> callback)
+{
+    m_linkChangeCallbacks.ConnectWithoutContext(callback);
+}
+
+bool
+FabricPort::IsBroadcast() const
+{
+    return false;
+}
+
+Address
+FabricPort::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+FabricPort::IsMulticast() const
+{
+    return false;
+}
+
+Address
+FabricPort::GetMulticast(Ipv4Address) const
+{
+    return Mac48Address::GetMulticast(Ipv4Address("224.0.0.0"));
+}
+
+Address
+FabricPort::GetMulticast(Ipv6Address addr) const
+{
+    return Mac48Address::GetMulticast(addr);
+}
+
+bool
+FabricPort::IsBridge() const
+{
+    return false;
+}
+
+bool
+FabricPort::IsPointToPoint() const
+{
+    return true;
+}
+
+bool
+FabricPort::Send(Ptr<Packet> packet, const Address&, uint16_t)
+{
+    FrameInfo info;
+    if (!ParseFrame(*packet, info))
+    {
+        Drop(packet, DropReason::Malformed);
+        return false;
+    }
+    return Enqueue(packet, info);
+}
+
+bool
+FabricPort::SendFrom(Ptr<Packet> packet, const Address&, const Address& dest, uint16_t protocol)
+{
+    return Send(packet, dest, protocol);
+}
+
+Ptr<Node>
+FabricPort::GetNode() const
+{
+    return m_node;
+}
+
+void
+FabricPort::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+FabricPort::NeedsArp() const
+{
+    return false;
+}
+
+void
+FabricPort::SetReceiveCallback(NetDevice::ReceiveCallback)
+{
+    // Frames go to the FabricPacketSink (switch or NIC), never to an IP stack.
+}
+
+void
+FabricPort::SetPromiscReceiveCallback(PromiscReceiveCallback)
+{
+}
+
+bool
+FabricPort::SupportsSendFrom() const
+{
+    return false;
+}
+
+} // namespace ns3

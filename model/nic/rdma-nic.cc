@@ -1,0 +1,128 @@
+#include "rdma-nic.h"
+
+#include "fabric-address.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaNic");
+NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
+
+TypeId
+RdmaNic::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaNic")
+                            .SetParent<Object>()
+                            .SetGroupName("MetaRoce")
+                            .AddConstructor<RdmaNic>();
+    return tid;
+}
+
+RdmaNic::RdmaNic() = default;
+
+void
+RdmaNic::DoDispose()
+{
+    m_ports.clear();
+    m_handlers.clear();
+    Object::DoDispose();
+}
+
+uint32_t
+RdmaNic::AddPort(Ptr<FabricPort> port)
+{
+    port->SetPacketSink(this);
+    m_ports.push_back(port);
+    return m_ports.size() - 1;
+}
+
+void
+RdmaNic::RegisterUdpHandler(uint16_t udpPort, UdpHandler handler)
+{
+    for (const auto& h : m_handlers)
+    {
+        NS_ABORT_MSG_IF(h.first == udpPort,
+                        "RdmaNic of host " << m_host << ": UDP port " << udpPort
+                                           << " already has a handler");
+    }
+    m_handlers.emplace_back(udpPort, handler);
+}
+
+void
+RdmaNic::UnregisterUdpHandler(uint16_t udpPort)
+{
+    for (auto it = m_handlers.begin(); it != m_handlers.end(); ++it)
+    {
+        if (it->first == udpPort)
+        {
+            m_handlers.erase(it);
+            return;
+        }
+    }
+}
+
+FrameAddress
+RdmaNic::AddressTo(uint32_t dstHost, uint32_t plane, uint16_t srcPort, uint16_t dstPort) const
+{
+    FrameAddress a;
+    a.plane = plane;
+    a.srcHost = m_host;
+    a.dstHost = dstHost;
+    a.srcPort = srcPort;
+    a.dstPort = dstPort;
+    return a;
+}
+
+bool
+RdmaNic::Send(Ptr<Packet> payload, uint32_t plane, const FrameAddress& addr)
+{
+    NS_ASSERT(plane < m_ports.size());
+    BuildFrame(payload, addr);
+    FrameInfo info;
+    info.srcIp = FabricAddress::HostIp(addr.plane, addr.srcHost).Get();
+    info.dstIp = FabricAddress::HostIp(addr.plane, addr.dstHost).Get();
+    info.srcPort = addr.srcPort;
+    info.dstPort = addr.dstPort;
+    info.dscp = addr.dscp;
+    info.ecn = addr.ecn;
+    return m_ports[plane]->Enqueue(payload, info);
+}
+
+uint32_t
+RdmaNic::PlaneOf(const FabricPort* port) const
+{
+    for (uint32_t i = 0; i < m_ports.size(); ++i)
+    {
+        if (PeekPointer(m_ports[i]) == port)
+        {
+            return i;
+        }
+    }
+    NS_ABORT_MSG("RdmaNic: frame from a port this NIC does not own");
+    return 0;
+}
+
+void
+RdmaNic::ReceiveFromPort(FabricPort* port, Ptr<Packet> frame)
+{
+    FrameInfo info;
+    if (!ParseFrame(*frame, info) || FabricAddress::HostOf(info.dstIp) != m_host)
+    {
+        port->RecordDrop(frame, DropReason::Malformed);
+        return;
+    }
+    for (const auto& h : m_handlers)
+    {
+        if (h.first == info.dstPort)
+        {
+            h.second(frame, info, PlaneOf(port));
+            return;
+        }
+    }
+    port->RecordDrop(frame, DropReason::NoHandler);
+}
+
+} // namespace ns3

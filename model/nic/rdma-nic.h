@@ -1,0 +1,74 @@
+/*
+ * RdmaNic: a host's network interface, with one FabricPort per plane (port k
+ * on plane k). It frames outgoing payloads (Ethernet/IPv4/UDP, fabric
+ * addressing) and demultiplexes received frames by UDP destination port to
+ * the endpoint registered for it: a transport (MetaRoCE, RoCEv2) or a test
+ * traffic sink. A frame for a port nobody registered is dropped and counted
+ * (reason no_handler), never silently ignored.
+ */
+#ifndef METAROCE_RDMA_NIC_H
+#define METAROCE_RDMA_NIC_H
+
+#include "fabric-frame.h"
+#include "fabric-port.h"
+
+#include "ns3/callback.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+class RdmaNic : public Object, public FabricPacketSink
+{
+  public:
+    static TypeId GetTypeId();
+    RdmaNic();
+
+    /**
+     * Receives a whole frame (headers still on) for a registered UDP port,
+     * with its parsed header fields and the plane it arrived on.
+     */
+    typedef Callback<void, Ptr<Packet>, const FrameInfo&, uint32_t> UdpHandler;
+
+    void SetHostIndex(uint32_t host) { m_host = host; }
+    uint32_t GetHostIndex() const { return m_host; }
+
+    /** Adds the port of the next plane; returns its plane index. */
+    uint32_t AddPort(Ptr<FabricPort> port);
+    uint32_t GetNPlanes() const { return m_ports.size(); }
+    Ptr<FabricPort> GetPort(uint32_t plane) const { return m_ports[plane]; }
+
+    /** Routes frames for UDP destination port \p udpPort to \p handler (aborts if taken). */
+    void RegisterUdpHandler(uint16_t udpPort, UdpHandler handler);
+    void UnregisterUdpHandler(uint16_t udpPort);
+
+    /**
+     * Frames \p payload and queues it on plane \p plane's port.
+     * \return false if the port dropped it (buffer full, link down).
+     */
+    bool Send(Ptr<Packet> payload, uint32_t plane, const FrameAddress& addr);
+
+    /** Frame address from this host to \p dstHost on \p plane (DSCP 0, Not-ECT). */
+    FrameAddress AddressTo(uint32_t dstHost, uint32_t plane, uint16_t srcPort, uint16_t dstPort) const;
+
+    // FabricPacketSink
+    void ReceiveFromPort(FabricPort* port, Ptr<Packet> frame) override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    uint32_t PlaneOf(const FabricPort* port) const;
+
+    uint32_t m_host = 0;
+    std::vector<Ptr<FabricPort>> m_ports;
+    std::vector<std::pair<uint16_t, UdpHandler>> m_handlers; //!< few: a linear scan beats a map
+};
+
+} // namespace ns3
+
+#endif

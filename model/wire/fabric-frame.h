@@ -1,0 +1,101 @@
+/*
+ * The wire format every fabric packet uses: Ethernet II, IPv4 (ECN in the
+ * low two bits of the TOS byte, DSCP in the high six), UDP. Frames are built
+ * with ns-3's own Header classes, so pcap captures decode as
+ * Ethernet/IPv4/UDP. Forwarding reads the few fields it needs from the frame
+ * bytes in one copy (ParseFrame) instead of deserialising three headers per
+ * hop; the byte offsets are those of RFC 791 / RFC 768 with a 20-byte IPv4
+ * header, which is what BuildFrame writes.
+ */
+#ifndef METAROCE_FABRIC_FRAME_H
+#define METAROCE_FABRIC_FRAME_H
+
+#include "ns3/ipv4-header.h"
+#include "ns3/packet.h"
+#include "ns3/ptr.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+constexpr uint32_t kEthernetHeaderBytes = 14;
+constexpr uint32_t kIpv4HeaderBytes = 20;
+constexpr uint32_t kUdpHeaderBytes = 8;
+constexpr uint32_t kFrameHeaderBytes = kEthernetHeaderBytes + kIpv4HeaderBytes + kUdpHeaderBytes;
+/** Frame check sequence: on the wire, not in the Packet (pcap convention). */
+constexpr uint32_t kEthernetFcsBytes = 4;
+/** Smallest Ethernet frame without FCS; shorter frames are padded on the wire. */
+constexpr uint32_t kEthernetMinFrameBytes = 60;
+/** Preamble + start-of-frame delimiter (8) and inter-frame gap (12). */
+constexpr uint32_t kEthernetPreambleIfgBytes = 20;
+
+constexpr uint16_t kEtherTypeIpv4 = 0x0800;
+constexpr uint8_t kIpProtocolUdp = 17;
+
+/** ECN codepoints (RFC 3168), as in Ipv4Header::EcnType. */
+enum class Ecn : uint8_t
+{
+    NotEct = 0,
+    Ect1 = 1,
+    Ect0 = 2,
+    Ce = 3,
+};
+
+/** What a sender puts in a frame's headers. */
+struct FrameAddress
+{
+    uint32_t plane = 0;
+    uint32_t srcHost = 0;
+    uint32_t dstHost = 0;
+    uint16_t srcPort = 0; //!< UDP source port: ECMP entropy
+    uint16_t dstPort = 0; //!< UDP destination port: selects the transport
+    uint8_t dscp = 0;     //!< six-bit DSCP: selects the traffic class
+    Ecn ecn = Ecn::NotEct;
+};
+
+/** The header fields forwarding and demultiplexing need, in host byte order. */
+struct FrameInfo
+{
+    uint32_t srcIp = 0;
+    uint32_t dstIp = 0;
+    uint16_t srcPort = 0;
+    uint16_t dstPort = 0;
+    uint8_t dscp = 0;
+    Ecn ecn = Ecn::NotEct;
+};
+
+/**
+ * Prepends UDP, IPv4 and Ethernet headers to a payload packet (in place).
+ * IPv4 carries a real header checksum; UDP's checksum is 0 (allowed over
+ * IPv4, and what RoCEv2 NICs send).
+ */
+void BuildFrame(Ptr<Packet> payload, const FrameAddress& addr);
+
+/**
+ * Reads the forwarding fields of a frame.
+ * \return false if the packet is not a complete Ethernet II / IPv4 (IHL 5) /
+ *         UDP frame; \p info is then unspecified.
+ */
+bool ParseFrame(const Packet& frame, FrameInfo& info);
+
+/**
+ * Rewrites the ECN codepoint of a frame's IPv4 header (and its checksum).
+ * Costs three header (de)serialisations: only done when a switch marks.
+ */
+void SetFrameEcn(Ptr<Packet> frame, Ecn ecn);
+
+/** Removes Ethernet, IPv4 and UDP headers, leaving the UDP payload. */
+void StripFrame(Ptr<Packet> frame);
+
+/** Bytes a frame of \p packetBytes occupies on the line (padding, FCS, preamble, IFG). */
+inline uint32_t
+WireBytes(uint32_t packetBytes, uint32_t perFrameOverhead = kEthernetPreambleIfgBytes)
+{
+    uint32_t frame = packetBytes < kEthernetMinFrameBytes ? kEthernetMinFrameBytes : packetBytes;
+    return frame + kEthernetFcsBytes + perFrameOverhead;
+}
+
+} // namespace ns3
+
+#endif
