@@ -1,8 +1,7 @@
 #include "fabric-graph.h"
 
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/filtered_graph.hpp>
 
+#include <algorithm>
 #include <limits>
 
 namespace ns3
@@ -110,31 +109,22 @@ FabricGraph::AddLink(uint32_t a, uint32_t b, uint32_t plane, LinkTier tier, uint
 
 namespace
 {
-/** Edge filter: only links that are up. */
-struct UpLinks
+uint32_t
+Tier(FabricNodeKind kind)
 {
-    const FabricGraph::Graph* g = nullptr;
-    const std::vector<bool>* up = nullptr;
-
-    bool operator()(FabricGraph::Graph::edge_descriptor e) const { return (*up)[(*g)[e].link]; }
-};
-
-/** Vertex filter: switches, and the one host we route towards. */
-struct SwitchesAndDestination
-{
-    const FabricGraph::Graph* g = nullptr;
-    uint32_t destination = 0;
-
-    bool operator()(FabricGraph::Graph::vertex_descriptor v) const
-    {
-        return (*g)[v].kind != FabricNodeKind::Host || v == destination;
-    }
-};
+    return kind == FabricNodeKind::Host ? 0 : kind == FabricNodeKind::Leaf ? 1 : 2;
+}
 } // namespace
 
 std::vector<std::vector<std::vector<uint32_t>>>
 FabricGraph::ComputeNextHops(const std::vector<bool>& linkUp) const
 {
+    // Valley-free shortest paths (up some tiers, then down; never down then
+    // up again), as eBGP Clos designs enforce (RFC 7938: spines share an AS,
+    // so a spine never learns a route through a leaf from another spine).
+    // down[v]: hops from v to the host going only down (a breadth-first
+    // search from the host that only climbs); best[v]: hops on the best
+    // valley-free path, min(down[v], 1 + best[u]) over v's upper neighbours u.
     const std::size_t n = NumVertices();
     const uint32_t hosts = m_spec.Hosts();
     constexpr uint32_t kUnreached = std::numeric_limits<uint32_t>::max();
@@ -143,34 +133,73 @@ FabricGraph::ComputeNextHops(const std::vector<bool>& linkUp) const
     {
         result[v].resize(hosts);
     }
-    std::vector<uint32_t> dist(n);
+    // Switches from the top tier down, so best[] of upper neighbours is final.
+    std::vector<uint32_t> byTierDesc = SwitchVertices();
+    std::stable_sort(byTierDesc.begin(), byTierDesc.end(), [this](uint32_t a, uint32_t b) {
+        return Tier(m_graph[a].kind) > Tier(m_graph[b].kind);
+    });
+    std::vector<uint32_t> down(n);
+    std::vector<uint32_t> best(n);
+    std::vector<uint32_t> frontier;
+    std::vector<uint32_t> next;
     for (uint32_t h = 0; h < hosts; ++h)
     {
-        UpLinks ef{&m_graph, &linkUp};
-        SwitchesAndDestination vf{&m_graph, HostVertex(h)};
-        boost::filtered_graph<Graph, UpLinks, SwitchesAndDestination> fg(m_graph, ef, vf);
-        std::fill(dist.begin(), dist.end(), kUnreached);
-        dist[HostVertex(h)] = 0;
-        boost::breadth_first_search(
-            fg,
-            HostVertex(h),
-            boost::visitor(boost::make_bfs_visitor(
-                boost::record_distances(dist.data(), boost::on_tree_edge()))));
-        for (uint32_t v = hosts; v < n; ++v)
+        std::fill(down.begin(), down.end(), kUnreached);
+        down[HostVertex(h)] = 0;
+        frontier.assign(1, HostVertex(h));
+        for (uint32_t d = 1; !frontier.empty(); ++d)
         {
-            if (dist[v] == kUnreached)
+            next.clear();
+            for (uint32_t x : frontier)
+            {
+                for (auto [e, end] = boost::out_edges(x, m_graph); e != end; ++e)
+                {
+                    const uint32_t y = boost::target(*e, m_graph);
+                    if (linkUp[m_graph[*e].link] && down[y] == kUnreached &&
+                        Tier(m_graph[y].kind) > Tier(m_graph[x].kind))
+                    {
+                        down[y] = d;
+                        next.push_back(y);
+                    }
+                }
+            }
+            frontier.swap(next);
+        }
+        for (uint32_t v : byTierDesc)
+        {
+            best[v] = down[v];
+            for (auto [e, end] = boost::out_edges(v, m_graph); e != end; ++e)
+            {
+                const uint32_t u = boost::target(*e, m_graph);
+                if (linkUp[m_graph[*e].link] && Tier(m_graph[u].kind) > Tier(m_graph[v].kind) &&
+                    best[u] != kUnreached)
+                {
+                    best[v] = std::min(best[v], best[u] + 1);
+                }
+            }
+        }
+        for (uint32_t v : byTierDesc)
+        {
+            if (best[v] == kUnreached)
             {
                 continue;
             }
-            for (auto [e, end] = boost::out_edges(v, fg); e != end; ++e)
+            auto& group = result[v][h];
+            for (auto [e, end] = boost::out_edges(v, m_graph); e != end; ++e)
             {
-                uint32_t next = boost::target(*e, fg);
-                if (dist[next] != kUnreached && dist[next] + 1 == dist[v])
+                if (!linkUp[m_graph[*e].link])
                 {
-                    result[v][h].push_back(m_graph[*e].link);
+                    continue;
+                }
+                const uint32_t y = boost::target(*e, m_graph);
+                const bool up = Tier(m_graph[y].kind) > Tier(m_graph[v].kind);
+                const uint32_t via = up ? best[y] : down[y];
+                if (via != kUnreached && via + 1 == best[v])
+                {
+                    group.push_back(m_graph[*e].link);
                 }
             }
-            std::sort(result[v][h].begin(), result[v][h].end());
+            std::sort(group.begin(), group.end());
         }
     }
     return result;

@@ -8,10 +8,11 @@
  * per plane, host-leaf links by host, then leaf-spine links by (leaf, spine,
  * parallel index).
  *
- * Next hops are all shortest paths: for destination host h, a breadth-first
- * search from h over links that are up, never passing through another host
- * (hosts do not forward); a switch's next hops towards h are its up links to
- * neighbours one hop closer to h.
+ * Next hops are all shortest valley-free paths over links that are up: up
+ * zero or more tiers, then down, never down then up again (RFC 7938 eBGP
+ * Clos routing), and never through a host (hosts do not forward). A switch's
+ * next hops towards host h are its links to neighbours one hop closer to h on
+ * such a path.
  */
 #ifndef METAROCE_FABRIC_GRAPH_H
 #define METAROCE_FABRIC_GRAPH_H

@@ -1,9 +1,7 @@
 #include "fabric-frame.h"
 
 #include "fabric-address.h"
-
-#include "ns3/ethernet-header.h"
-#include "ns3/udp-header.h"
+#include "fabric-frame-header.h"
 
 namespace ns3
 {
@@ -11,28 +9,17 @@ namespace ns3
 void
 BuildFrame(Ptr<Packet> payload, const FrameAddress& addr)
 {
-    UdpHeader udp;
-    udp.SetSourcePort(addr.srcPort);
-    udp.SetDestinationPort(addr.dstPort);
-    // UdpHeader computes its length field from the payload when serialised.
-    payload->AddHeader(udp);
-
-    Ipv4Header ip;
-    ip.SetSource(FabricAddress::HostIp(addr.plane, addr.srcHost));
-    ip.SetDestination(FabricAddress::HostIp(addr.plane, addr.dstHost));
-    ip.SetProtocol(kIpProtocolUdp);
-    ip.SetPayloadSize(payload->GetSize());
-    ip.SetTtl(64);
-    ip.SetTos(static_cast<uint8_t>((addr.dscp << 2) | static_cast<uint8_t>(addr.ecn)));
-    ip.SetDontFragment();
-    ip.EnableChecksum();
-    payload->AddHeader(ip);
-
-    EthernetHeader eth(false);
-    eth.SetSource(FabricAddress::HostMac(addr.plane, addr.srcHost));
-    eth.SetDestination(FabricAddress::HostMac(addr.plane, addr.dstHost));
-    eth.SetLengthType(kEtherTypeIpv4);
-    payload->AddHeader(eth);
+    FabricFrameHeader h;
+    const uint32_t src = FabricAddress::HostIp(addr.plane, addr.srcHost).Get();
+    const uint32_t dst = FabricAddress::HostIp(addr.plane, addr.dstHost).Get();
+    FabricAddress::HostMac(addr.plane, addr.srcHost).CopyTo(h.srcMac);
+    FabricAddress::HostMac(addr.plane, addr.dstHost).CopyTo(h.dstMac);
+    h.srcIp = src;
+    h.dstIp = dst;
+    h.srcPort = addr.srcPort;
+    h.dstPort = addr.dstPort;
+    h.tos = static_cast<uint8_t>((addr.dscp << 2) | static_cast<uint8_t>(addr.ecn));
+    payload->AddHeader(h);
 }
 
 bool
@@ -65,14 +52,10 @@ ParseFrame(const Packet& frame, FrameInfo& info)
 void
 SetFrameEcn(Ptr<Packet> frame, Ecn ecn)
 {
-    EthernetHeader eth(false);
-    Ipv4Header ip;
-    frame->RemoveHeader(eth);
-    frame->RemoveHeader(ip);
-    ip.SetEcn(static_cast<Ipv4Header::EcnType>(ecn));
-    ip.EnableChecksum();
-    frame->AddHeader(ip);
-    frame->AddHeader(eth);
+    FabricFrameHeader h;
+    frame->RemoveHeader(h);
+    h.tos = static_cast<uint8_t>((h.tos & 0xfc) | static_cast<uint8_t>(ecn));
+    frame->AddHeader(h); // recomputes the IPv4 checksum
 }
 
 void

@@ -5,7 +5,8 @@
  * Ethernet/IPv4/UDP. Forwarding reads the few fields it needs from the frame
  * bytes in one copy (ParseFrame) instead of deserialising three headers per
  * hop; the byte offsets are those of RFC 791 / RFC 768 with a 20-byte IPv4
- * header, which is what BuildFrame writes.
+ * header, which is what BuildFrame writes (FabricFrameHeader: the three
+ * headers in one serialisation pass, byte-identical to ns-3's classes).
  */
 #ifndef METAROCE_FABRIC_FRAME_H
 #define METAROCE_FABRIC_FRAME_H
@@ -66,9 +67,9 @@ struct FrameInfo
 };
 
 /**
- * Prepends UDP, IPv4 and Ethernet headers to a payload packet (in place).
+ * Prepends Ethernet, IPv4 and UDP headers to a payload packet (in place).
  * IPv4 carries a real header checksum; UDP's checksum is 0 (allowed over
- * IPv4, and what RoCEv2 NICs send).
+ * IPv4, and what RoCEv2 NICs send). TTL 64, DF set, IP id 0.
  */
 void BuildFrame(Ptr<Packet> payload, const FrameAddress& addr);
 
@@ -81,7 +82,7 @@ bool ParseFrame(const Packet& frame, FrameInfo& info);
 
 /**
  * Rewrites the ECN codepoint of a frame's IPv4 header (and its checksum).
- * Costs three header (de)serialisations: only done when a switch marks.
+ * Costs a header removal and re-serialisation: only done when a switch marks.
  */
 void SetFrameEcn(Ptr<Packet> frame, Ecn ecn);
 
