@@ -76,6 +76,12 @@ FabricChannel::SetLinkUp(bool up)
         return;
     }
     NS_LOG_INFO("link " << (up ? "up" : "down") << " at " << Simulator::Now());
+    // Frames due to start before this instant went out under the old epoch
+    // (and are lost in flight if it goes down before they arrive).
+    for (uint32_t i = 0; i < m_attached; ++i)
+    {
+        m_ports[i]->Sync();
+    }
     m_up = up;
     ++m_epoch; // frames sent before the change are lost in flight
     for (uint32_t i = 0; i < m_attached; ++i)

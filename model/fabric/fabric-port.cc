@@ -364,9 +364,7 @@ FabricPort::Receive(Ptr<Packet> frame, uint32_t epoch)
 void
 FabricPort::LinkStateChanged(bool up)
 {
-    // Frames due to start before this instant went out while the link was up
-    // (and are lost in flight, by epoch, if they had not arrived).
-    Sync();
+    // The channel has already started every frame due before this instant.
     m_linkUp = up;
     if (!up)
     {
