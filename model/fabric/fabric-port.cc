@@ -205,12 +205,12 @@ FabricPort::Enqueue(Ptr<Packet> frame, const FrameInfo& info)
     const uint32_t bytes = frame->GetSize();
     if (!m_linkUp)
     {
-        Drop(frame, DropReason::LinkDown);
+        RecordDrop(frame, DropReason::LinkDown);
         return false;
     }
     if (m_queueBytes + bytes > m_maxQueueBytes)
     {
-        Drop(frame, DropReason::Buffer);
+        RecordDrop(frame, DropReason::Buffer);
         return false;
     }
     if (m_sharedBuffer && !m_sharedBuffer->TryReserve(bytes))
@@ -220,7 +220,7 @@ FabricPort::Enqueue(Ptr<Packet> frame, const FrameInfo& info)
         m_sink->SyncPorts();
         if (!m_sharedBuffer->TryReserve(bytes))
         {
-            Drop(frame, DropReason::Buffer);
+            RecordDrop(frame, DropReason::Buffer);
             return false;
         }
     }
@@ -346,12 +346,12 @@ FabricPort::Receive(Ptr<Packet> frame, uint32_t epoch)
 {
     if (!m_linkUp || epoch != m_channel->GetEpoch())
     {
-        Drop(frame, DropReason::LinkDown);
+        RecordDrop(frame, DropReason::LinkDown);
         return;
     }
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
     {
-        Drop(frame, DropReason::ErrorModel);
+        RecordDrop(frame, DropReason::ErrorModel);
         return;
     }
     ++m_stats.rxPackets;
@@ -394,22 +394,16 @@ FabricPort::Flush(DropReason reason)
             {
                 m_sharedBuffer->Release(q.bytes);
             }
-            Drop(q.frame, reason);
+            RecordDrop(q.frame, reason);
         }
     }
 }
 
 void
-FabricPort::Drop(Ptr<const Packet> frame, DropReason reason)
+FabricPort::RecordDrop(Ptr<const Packet> frame, DropReason reason)
 {
     ++m_stats.drops[static_cast<std::size_t>(reason)];
     m_dropTrace(frame, reason);
-}
-
-void
-FabricPort::RecordDrop(Ptr<const Packet> frame, DropReason reason)
-{
-    Drop(frame, reason);
 }
 
 uint32_t
@@ -560,7 +554,7 @@ FabricPort::Send(Ptr<Packet> packet, const Address&, uint16_t)
     FrameInfo info;
     if (!ParseFrame(*packet, info))
     {
-        Drop(packet, DropReason::Malformed);
+        RecordDrop(packet, DropReason::Malformed);
         return false;
     }
     return Enqueue(packet, info);

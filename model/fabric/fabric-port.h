@@ -16,7 +16,7 @@
  * the peer, a link change, a query), choosing among the frames that were
  * already queued at that start time, so the decisions and times are those of
  * an eagerly scheduled port (docs/fabric-model.md, "lazy departures"; a test
- * compares both). Only the Dequeue trace and the transmit side of the
+ * compares both). Only the Dequeue trace, QueueBytes decreases and the transmit side of the
  * Sniffer fire late (at most one propagation delay); EventPerDequeue = true
  * (set by the pcap helper) makes them exact at one extra event per frame.
  * The transmitter timeline is kept in picoseconds, so serialisation never
@@ -130,7 +130,7 @@ class FabricPort : public NetDevice
     /** Fixes the random stream of the ECN marker; returns streams used. */
     int64_t AssignStreams(int64_t stream);
 
-    /** A drop counted against this port by its owner (e.g. no route at ingress). */
+    /** Counts and traces a drop at this port (also used by its owner, e.g. no route at ingress). */
     void RecordDrop(Ptr<const Packet> frame, DropReason reason);
 
     // NetDevice
@@ -185,7 +185,6 @@ class FabricPort : public NetDevice
     void Wake();
     uint32_t QueuedPackets() const;
     void Flush(DropReason reason);
-    void Drop(Ptr<const Packet> frame, DropReason reason);
 
     // Configuration (attributes)
     DataRate m_rate;

@@ -80,14 +80,7 @@ bool
 RdmaNic::Send(Ptr<Packet> payload, uint32_t plane, const FrameAddress& addr)
 {
     NS_ASSERT(plane < m_ports.size());
-    BuildFrame(payload, addr);
-    FrameInfo info;
-    info.srcIp = FabricAddress::HostIp(addr.plane, addr.srcHost).Get();
-    info.dstIp = FabricAddress::HostIp(addr.plane, addr.dstHost).Get();
-    info.srcPort = addr.srcPort;
-    info.dstPort = addr.dstPort;
-    info.dscp = addr.dscp;
-    info.ecn = addr.ecn;
+    const FrameInfo info = BuildFrame(payload, addr);
     return m_ports[plane]->Enqueue(payload, info);
 }
 

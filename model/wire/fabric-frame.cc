@@ -6,7 +6,7 @@
 namespace ns3
 {
 
-void
+FrameInfo
 BuildFrame(Ptr<Packet> payload, const FrameAddress& addr)
 {
     FabricFrameHeader h;
@@ -20,6 +20,14 @@ BuildFrame(Ptr<Packet> payload, const FrameAddress& addr)
     h.dstPort = addr.dstPort;
     h.tos = static_cast<uint8_t>((addr.dscp << 2) | static_cast<uint8_t>(addr.ecn));
     payload->AddHeader(h);
+    FrameInfo info;
+    info.srcIp = src;
+    info.dstIp = dst;
+    info.srcPort = addr.srcPort;
+    info.dstPort = addr.dstPort;
+    info.dscp = addr.dscp;
+    info.ecn = addr.ecn;
+    return info;
 }
 
 bool

@@ -70,8 +70,9 @@ struct FrameInfo
  * Prepends Ethernet, IPv4 and UDP headers to a payload packet (in place).
  * IPv4 carries a real header checksum; UDP's checksum is 0 (allowed over
  * IPv4, and what RoCEv2 NICs send). TTL 64, DF set, IP id 0.
+ * \return the forwarding fields of the frame just built (no need to parse it).
  */
-void BuildFrame(Ptr<Packet> payload, const FrameAddress& addr);
+FrameInfo BuildFrame(Ptr<Packet> payload, const FrameAddress& addr);
 
 /**
  * Reads the forwarding fields of a frame.
