@@ -168,8 +168,13 @@ FabricPort::SetSharedBuffer(Ptr<SharedBuffer> buffer)
 uint64_t
 FabricPort::TransmissionPs(uint32_t packetBytes) const
 {
+    return LinePs(WireBytes(packetBytes, m_interframeBytes));
+}
+
+uint64_t
+FabricPort::LinePs(uint64_t wire) const
+{
     const uint64_t bps = m_rate.GetBitRate();
-    const uint64_t wire = WireBytes(packetBytes, m_interframeBytes);
     constexpr uint64_t kBitPs = 8'000'000'000'000ULL; // picoseconds in 8 s: ps per byte at 1 b/s
     if (bps != m_cachedBps)
     {
@@ -315,10 +320,11 @@ FabricPort::Commit(uint32_t cls, int64_t startPs)
     {
         m_sharedBuffer->Release(q.bytes);
     }
-    m_txFreePs = startPs + int64_t(TransmissionPs(q.bytes));
+    const uint32_t wire = WireBytes(q.bytes, m_interframeBytes);
+    m_txFreePs = startPs + int64_t(LinePs(wire));
     ++m_stats.txPackets;
     m_stats.txBytes += q.bytes;
-    m_stats.txWireBytes += WireBytes(q.bytes, m_interframeBytes);
+    m_stats.txWireBytes += wire;
     m_dequeueTrace(q.frame);
     m_snifferTrace(q.frame);
     m_channel->Transmit(this, q.frame, m_txFreePs);

@@ -174,6 +174,8 @@ class FabricPort : public NetDevice
         int64_t enqueuedPs;
     };
 
+    /** Picoseconds to serialise \p wireBytes line bytes. */
+    uint64_t LinePs(uint64_t wireBytes) const;
     /** Starts, in order, every frame whose start time is at or before \p nowPs. */
     void CatchUp(int64_t nowPs);
     /** Class to serve at \p startPs among frames queued by then; -1 if none. */
