@@ -250,6 +250,22 @@ FabricPort::Enqueue(Ptr<Packet> frame, const FrameInfo& info)
     return true;
 }
 
+int64_t
+FabricPort::GetIdlePs()
+{
+    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+    CatchUp(nowPs);
+    int64_t idle = std::max(nowPs, m_txFreePs);
+    for (const auto& queue : m_queues)
+    {
+        for (const auto& q : queue)
+        {
+            idle += int64_t(LinePs(WireBytes(q.bytes, m_interframeBytes)));
+        }
+    }
+    return idle;
+}
+
 void
 FabricPort::Sync()
 {

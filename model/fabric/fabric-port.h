@@ -119,6 +119,12 @@ class FabricPort : public NetDevice
     /** Frame bytes queued now (after starting what is due). */
     uint32_t GetQueueBytes();
     uint32_t GetQueuePackets();
+    /**
+     * Picoseconds at which the transmitter will have sent everything queued
+     * now (the current time if idle). A NIC scheduler hands the port its next
+     * frame then, so the NIC queue stays empty and the port never idles.
+     */
+    int64_t GetIdlePs();
     const FabricPortStats& GetStats() const { return m_stats; }
     Ptr<FabricChannel> GetFabricChannel() const { return m_channel; }
     /** The port at the other end of the link (nullptr if unattached). */

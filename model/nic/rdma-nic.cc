@@ -28,6 +28,7 @@ RdmaNic::DoDispose()
 {
     m_ports.clear();
     m_handlers.clear();
+    m_linkListeners.clear();
     Object::DoDispose();
 }
 
@@ -116,6 +117,21 @@ RdmaNic::ReceiveFromPort(FabricPort* port, Ptr<Packet> frame)
         }
     }
     port->RecordDrop(frame, DropReason::NoHandler);
+}
+
+} // namespace ns3
+
+namespace ns3
+{
+
+void
+RdmaNic::PortLinkChanged(FabricPort* port, bool up)
+{
+    const uint32_t plane = PlaneOf(port);
+    for (auto& listener : m_linkListeners)
+    {
+        listener(plane, up);
+    }
 }
 
 } // namespace ns3

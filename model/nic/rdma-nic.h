@@ -55,8 +55,14 @@ class RdmaNic : public Object, public FabricPacketSink
     /** Frame address from this host to \p dstHost on \p plane (DSCP 0, Not-ECT). */
     FrameAddress AddressTo(uint32_t dstHost, uint32_t plane, uint16_t srcPort, uint16_t dstPort) const;
 
+    /** Called with (plane, up) whenever a port's link changes state. */
+    typedef Callback<void, uint32_t, bool> LinkListener;
+    void AddLinkListener(LinkListener listener) { m_linkListeners.push_back(listener); }
+    bool IsPlaneUp(uint32_t plane) const { return m_ports[plane]->IsLinkUp(); }
+
     // FabricPacketSink
     void ReceiveFromPort(FabricPort* port, Ptr<Packet> frame) override;
+    void PortLinkChanged(FabricPort* port, bool up) override;
 
   protected:
     void DoDispose() override;
@@ -67,6 +73,7 @@ class RdmaNic : public Object, public FabricPacketSink
     uint32_t m_host = 0;
     std::vector<Ptr<FabricPort>> m_ports;
     std::vector<std::pair<uint16_t, UdpHandler>> m_handlers; //!< few: a linear scan beats a map
+    std::vector<LinkListener> m_linkListeners;
 };
 
 } // namespace ns3

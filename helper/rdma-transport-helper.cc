@@ -1,0 +1,54 @@
+#include "rdma-transport-helper.h"
+
+#include "ns3/abort.h"
+
+namespace ns3
+{
+
+RdmaTransportHelper::RdmaTransportHelper(const std::string& transportType)
+{
+    TypeId tid;
+    NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(transportType, &tid),
+                    "RdmaTransportHelper: unknown transport type '" << transportType << "'");
+    NS_ABORT_MSG_IF(!tid.IsChildOf(RdmaTransport::GetTypeId()),
+                    "RdmaTransportHelper: '" << transportType << "' is not an RdmaTransport");
+    m_transportFactory.SetTypeId(tid);
+}
+
+void
+RdmaTransportHelper::SetTransportAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_transportFactory.Set(name, value);
+}
+
+void
+RdmaTransportHelper::SetConnectionAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_connectionAttributes.emplace_back(name, value.Copy());
+}
+
+std::vector<Ptr<RdmaTransport>>
+RdmaTransportHelper::Install(Ptr<Fabric> fabric)
+{
+    std::vector<Ptr<RdmaTransport>> transports;
+    for (uint32_t host = 0; host < fabric->GetNHosts(); ++host)
+    {
+        Ptr<RdmaTransport> t = m_transportFactory.Create<RdmaTransport>();
+        for (const auto& [name, value] : m_connectionAttributes)
+        {
+            t->SetConnectionAttribute(name, *value);
+        }
+        t->SetNic(fabric->GetNic(host));
+        fabric->GetHost(host)->AggregateObject(t);
+        transports.push_back(t);
+    }
+    return transports;
+}
+
+std::pair<Ptr<RdmaConnection>, Ptr<RdmaConnection>>
+RdmaTransportHelper::Connect(Ptr<RdmaTransport> a, Ptr<RdmaTransport> b)
+{
+    return RdmaTransport::Connect(a, b);
+}
+
+} // namespace ns3

@@ -1,0 +1,82 @@
+/*
+ * NicScheduler: the transmit arbiter of an RDMA NIC. Each plane's port pulls
+ * its next data packet, round robin over the endpoints (connections, queue
+ * pairs) that have something eligible to send on that plane, at the moment
+ * the port finishes its previous frame. The NIC queue therefore stays empty
+ * (no hidden host-side queueing, as in a real NIC that fetches work queue
+ * entries on demand), and each packet costs one scheduler event.
+ *
+ * An endpoint that has nothing eligible when pulled (window full, paced,
+ * nothing posted) is dropped from the plane's ring and calls Activate again
+ * when that changes. Control packets (ACKs, CNPs) do not go through the
+ * scheduler: endpoints hand them to the NIC directly, and the port's strict
+ * priority puts them ahead of data.
+ */
+#ifndef METAROCE_NIC_SCHEDULER_H
+#define METAROCE_NIC_SCHEDULER_H
+
+#include "rdma-nic.h"
+
+#include "ns3/event-id.h"
+#include "ns3/object.h"
+
+#include <deque>
+#include <vector>
+
+namespace ns3
+{
+
+/** What the scheduler pulls packets from. */
+class NicTxClient
+{
+  public:
+    virtual ~NicTxClient() = default;
+    /**
+     * The port of \p plane is free. \return the next payload (transport
+     * headers on, fabric headers off) with its frame address in \p addr, or
+     * nullptr if nothing is eligible on this plane now.
+     */
+    virtual Ptr<Packet> PullPacket(uint32_t plane, FrameAddress& addr) = 0;
+};
+
+class NicScheduler : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    void SetNic(Ptr<RdmaNic> nic);
+    Ptr<RdmaNic> GetNic() const { return m_nic; }
+
+    /** Registers a client; \return its index for Activate. */
+    uint32_t AddClient(NicTxClient* client);
+    /** Client \p index may have something to send on \p plane. */
+    void Activate(uint32_t index, uint32_t plane);
+    /** Activates client \p index on every plane. */
+    void ActivateAll(uint32_t index);
+
+    uint64_t GetSentPackets() const { return m_sent; }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Plane
+    {
+        std::deque<uint32_t> ring;   //!< client indices with (maybe) eligible packets
+        std::vector<uint8_t> inRing; //!< by client index
+        EventId wake;
+    };
+
+    void ArmWake(uint32_t plane);
+    void Wake(uint32_t plane);
+    void LinkChanged(uint32_t plane, bool up);
+
+    Ptr<RdmaNic> m_nic;
+    std::vector<NicTxClient*> m_clients;
+    std::vector<Plane> m_planes;
+    uint64_t m_sent = 0;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,1027 @@
+#include "metaroce-connection.h"
+
+#include "metaroce-aimd.h"
+#include "metaroce-transport.h"
+
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
+#include "ns3/simulator.h"
+#include "ns3/type-id.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MetaRoceConnection");
+NS_OBJECT_ENSURE_REGISTERED(MetaRoceConnection);
+
+namespace
+{
+constexpr uint32_t kMaxBackoff = 64;
+
+Time
+PsToTime(int64_t ps)
+{
+    return PicoSeconds(ps);
+}
+
+/** Delay until the nanosecond at or after \p ps (events run on a ns grid). */
+Time
+DelayUntilPs(int64_t ps)
+{
+    const int64_t nowNs = Simulator::Now().GetNanoSeconds();
+    const int64_t atNs = std::max(nowNs, (ps + 999) / 1000);
+    return NanoSeconds(atNs - nowNs);
+}
+} // namespace
+
+TypeId
+MetaRoceConnection::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::MetaRoceConnection")
+            .SetParent<RdmaConnection>()
+            .SetGroupName("MetaRoce")
+            .AddConstructor<MetaRoceConnection>()
+            .AddAttribute("PathsPerPlane",
+                          "Paths (UDP source ports) per plane (model assumption: 4, so a "
+                          "connection on 8 planes sprays over 32 routes, enough to spread over "
+                          "the spines of a 64-host Clos without one path per spine)",
+                          UintegerValue(4),
+                          MakeUintegerAccessor(&MetaRoceConnection::m_pathsPerPlane),
+                          MakeUintegerChecker<uint32_t>(1, 1024))
+            .AddAttribute("PayloadSize",
+                          "Payload bytes per packet (4096: the RoCE MTU; frames are 4096 + "
+                          "48 + 42 bytes)",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&MetaRoceConnection::m_payloadSize),
+                          MakeUintegerChecker<uint32_t>(1, 8900))
+            .AddAttribute("MinRto",
+                          "Lower bound of a path's retransmission timeout (model assumption: "
+                          "50 us, five base RTTs of the 64-host fabric)",
+                          TimeValue(MicroSeconds(50)),
+                          MakeTimeAccessor(&MetaRoceConnection::m_minRto),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("MaxRto",
+                          "Upper bound of a path's timeout, backoff included (also the "
+                          "longest spacing of probes on a failed path)",
+                          TimeValue(MilliSeconds(1)),
+                          MakeTimeAccessor(&MetaRoceConnection::m_maxRto),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("InitialRto",
+                          "Timeout of a path before its first RTT sample",
+                          TimeValue(MicroSeconds(100)),
+                          MakeTimeAccessor(&MetaRoceConnection::m_initialRto),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("FailureThreshold",
+                          "Consecutive timeouts that declare a path failed and repath it",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&MetaRoceConnection::m_failureThreshold),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("RnrDelay",
+                          "Wait before resending a Send packet that found no posted receive",
+                          TimeValue(MicroSeconds(10)),
+                          MakeTimeAccessor(&MetaRoceConnection::m_rnrDelay),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("WatchdogTimeout",
+                          "Outstanding work with no packet acknowledged for this long is "
+                          "reported (Stalled trace)",
+                          TimeValue(MilliSeconds(5)),
+                          MakeTimeAccessor(&MetaRoceConnection::m_watchdogTimeout),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("EcnCapable",
+                          "Send data packets ECT(0), so switches mark instead of only dropping",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&MetaRoceConnection::m_ecnCapable),
+                          MakeBooleanChecker())
+            .AddAttribute("PayloadIntegrity",
+                          "Packets carry the real bytes of the local buffer (posts need a "
+                          "local key of a region registered with bytes)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&MetaRoceConnection::m_payloadIntegrity),
+                          MakeBooleanChecker())
+            .AddAttribute("MaxMessagesAhead",
+                          "Messages per stream the receiver tracks beyond the next to complete",
+                          UintegerValue(65536),
+                          MakeUintegerAccessor(&MetaRoceConnection::m_maxMessagesAhead),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("CongestionOps",
+                          "Congestion-control policy (a MetaRoceCongestionOps TypeId)",
+                          TypeIdValue(MetaRoceAimd::GetTypeId()),
+                          MakeTypeIdAccessor(&MetaRoceConnection::m_ccTypeId),
+                          MakeTypeIdChecker())
+            .AddTraceSource("PathWindow",
+                            "A path's congestion window changed (path, packets)",
+                            MakeTraceSourceAccessor(&MetaRoceConnection::m_pathWindowTrace),
+                            "ns3::MetaRoceConnection::PathWindowTracedCallback")
+            .AddTraceSource("PathRtt",
+                            "An RTT sample on a path (path, rtt)",
+                            MakeTraceSourceAccessor(&MetaRoceConnection::m_pathRttTrace),
+                            "ns3::MetaRoceConnection::PathRttTracedCallback")
+            .AddTraceSource("Retransmit",
+                            "A packet was retransmitted on its path (path, seq, after timeout)",
+                            MakeTraceSourceAccessor(&MetaRoceConnection::m_retransmitTrace),
+                            "ns3::MetaRoceConnection::PathRetransmitTracedCallback")
+            .AddTraceSource("PathFailed",
+                            "A path was declared failed and repathed (path, plane, old and new "
+                            "UDP source port)",
+                            MakeTraceSourceAccessor(&MetaRoceConnection::m_pathFailedTrace),
+                            "ns3::MetaRoceConnection::PathFailedTracedCallback")
+            .AddTraceSource("PlaneRate",
+                            "The pacing rate of a plane changed (plane, bit/s)",
+                            MakeTraceSourceAccessor(&MetaRoceConnection::m_planeRateTrace),
+                            "ns3::MetaRoceConnection::PlaneRateTracedCallback")
+            .AddTraceSource("Stalled",
+                            "Watchdog: outstanding work made no progress for WatchdogTimeout "
+                            "(connection id, oldest work request id, last progress)",
+                            MakeTraceSourceAccessor(&MetaRoceConnection::m_stalledTrace),
+                            "ns3::MetaRoceConnection::StalledTracedCallback")
+            .AddTraceSource("ConnectionWindow",
+                            "The connection window changed (packets)",
+                            MakeTraceSourceAccessor(&MetaRoceConnection::m_connectionWindowTrace),
+                            "ns3::TracedValueCallback::Double");
+    return tid;
+}
+
+MetaRoceConnection::MetaRoceConnection() = default;
+MetaRoceConnection::~MetaRoceConnection() = default;
+
+void
+MetaRoceConnection::DoDispose()
+{
+    for (auto& p : m_paths)
+    {
+        p.rtoEvent.Cancel();
+    }
+    for (auto& pl : m_planes)
+    {
+        pl.paceEvent.Cancel();
+    }
+    m_rnrEvent.Cancel();
+    m_watchdog.Cancel();
+    m_transport = nullptr;
+    m_scheduler = nullptr;
+    m_ccOps = nullptr;
+    RdmaConnection::DoDispose();
+}
+
+void
+MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_t remoteHost)
+{
+    m_transport = transport;
+    m_id = id;
+    SetEndpoints(transport->GetHost(), remoteHost, transport->GetMemory());
+    m_scheduler = transport->GetScheduler();
+    m_schedulerIndex = m_scheduler->AddClient(this);
+    ObjectFactory factory;
+    factory.SetTypeId(m_ccTypeId);
+    m_ccOps = factory.Create<MetaRoceCongestionOps>();
+
+    Ptr<RdmaNic> nic = transport->GetNic();
+    const uint32_t nPlanes = nic->GetNPlanes();
+    const uint32_t nPaths = nPlanes * m_pathsPerPlane;
+    m_planes.resize(nPlanes);
+    for (uint32_t plane = 0; plane < nPlanes; ++plane)
+    {
+        m_planes[plane].rateBps = nic->GetPort(plane)->GetDataRate().GetBitRate();
+    }
+    m_paths.resize(nPaths);
+    for (uint32_t i = 0; i < nPaths; ++i)
+    {
+        Path& p = m_paths[i];
+        p.plane = i % nPlanes; // consecutive paths alternate planes
+        p.srcPort = transport->AllocateSourcePort();
+        m_ccOps->InitPath(p.cc);
+        m_planes[p.plane].paths.push_back(i);
+    }
+    m_ccOps->Init(m_cc, nPaths);
+    m_receiver.Configure(
+        transport->GetMemory(),
+        [this](const RdmaCompletion& c) { Complete(c); },
+        m_maxMessagesAhead);
+}
+
+// ---------------------------------------------------------------------------
+// Posting
+
+void
+MetaRoceConnection::Post(const RdmaWorkRequest& wr)
+{
+    NS_ABORT_MSG_IF(wr.length == 0, "MetaRoceConnection::Post: zero-length work request");
+    NS_ABORT_MSG_IF(wr.opcode == RdmaOpcode::Recv, "MetaRoceConnection::Post: use PostRecv");
+    NS_ABORT_MSG_IF(m_payloadIntegrity && wr.lkey == 0,
+                    "MetaRoceConnection::Post: PayloadIntegrity needs a local key (lkey)");
+    if (wr.stream >= m_streams.size())
+    {
+        m_streams.resize(wr.stream + 1);
+    }
+    TxStream& s = m_streams[wr.stream];
+    const uint64_t index = m_messageBase + m_messages.size();
+    m_messages.emplace_back();
+    TxMessage& m = m_messages.back();
+    m.wr = wr;
+    m.posted = Simulator::Now();
+    m.chunks = uint32_t((uint64_t(wr.length) + m_payloadSize - 1) / m_payloadSize);
+    CountPosted();
+    if (m_outstandingMessages++ == 0)
+    {
+        m_lastProgressPs = Simulator::Now().GetPicoSeconds();
+    }
+    s.order.push_back(index);
+    if (wr.lkey != 0 && !GetLocalMemory()->CheckAccess(wr.lkey, wr.localAddress, wr.length))
+    {
+        // Rejected before any sequence number is used: the peer never sees it.
+        FailMessage(index, RdmaStatus::LocalProtectionError);
+        return;
+    }
+    m.messageSeq = s.nextMessageSeq++;
+    if (wr.opcode == RdmaOpcode::Send)
+    {
+        m.sendSeq = s.nextSendSeq++;
+    }
+    m.ackedBits.assign((m.chunks + 63) / 64, 0);
+    s.unsent.push_back(index);
+    if (!s.active)
+    {
+        s.active = true;
+        m_activeStreams.push_back(wr.stream);
+    }
+    ArmWatchdog();
+    Kick();
+}
+
+void
+MetaRoceConnection::PostRecv(const RdmaRecvRequest& rr)
+{
+    NS_ABORT_MSG_IF(rr.lkey != 0 && !GetLocalMemory()->CheckAccess(rr.lkey, rr.address, rr.length),
+                    "MetaRoceConnection::PostRecv: buffer outside region " << rr.lkey);
+    CountPosted();
+    m_receiver.PostRecv(rr);
+}
+
+// ---------------------------------------------------------------------------
+// Sending
+
+bool
+MetaRoceConnection::NextChunk(ChunkRef& ref)
+{
+    while (!m_resend.empty())
+    {
+        ref = m_resend.front();
+        m_resend.pop_front();
+        if (ref.message < m_messageBase)
+        {
+            continue;
+        }
+        const TxMessage& m = Message(ref.message);
+        if (m.done || (m.ackedBits[ref.chunk >> 6] >> (ref.chunk & 63)) & 1)
+        {
+            continue;
+        }
+        return true;
+    }
+    while (!m_activeStreams.empty())
+    {
+        const uint16_t sid = m_activeStreams.front();
+        TxStream& s = m_streams[sid];
+        while (!s.unsent.empty() &&
+               (s.unsent.front() < m_messageBase || Message(s.unsent.front()).done ||
+                Message(s.unsent.front()).nextChunk >= Message(s.unsent.front()).chunks))
+        {
+            s.unsent.pop_front();
+        }
+        m_activeStreams.pop_front();
+        if (s.unsent.empty())
+        {
+            s.active = false;
+            continue;
+        }
+        TxMessage& m = Message(s.unsent.front());
+        ref.message = s.unsent.front();
+        ref.chunk = m.nextChunk++;
+        if (m.nextChunk >= m.chunks)
+        {
+            s.unsent.pop_front();
+        }
+        if (s.unsent.empty())
+        {
+            s.active = false;
+        }
+        else
+        {
+            m_activeStreams.push_back(sid); // round robin over streams, a packet at a time
+        }
+        return true;
+    }
+    return false;
+}
+
+bool
+MetaRoceConnection::HasRoom(const Path& p) const
+{
+    if (p.nextSeq - p.una >= SackBitmap::kBits)
+    {
+        return false; // the receiver's bitmap could not describe another packet
+    }
+    if (p.probing)
+    {
+        return p.inFlight == 0;
+    }
+    return p.inFlight < std::max(1u, uint32_t(p.cc.cwnd));
+}
+
+int32_t
+MetaRoceConnection::ChoosePath(uint32_t plane, bool forRetransmit)
+{
+    PlaneState& ps = m_planes[plane];
+    const uint32_t n = ps.paths.size();
+    const int64_t now = Simulator::Now().GetPicoSeconds();
+    int32_t fallback = -1;
+    uint32_t fallbackK = 0;
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        const uint32_t i = ps.paths[(ps.rrNext + k) % n];
+        const Path& p = m_paths[i];
+        if (forRetransmit ? p.retx.empty() : false)
+        {
+            continue;
+        }
+        if (!HasRoom(p))
+        {
+            continue;
+        }
+        // "New packets go to clear paths": no ECN echo within the last RTT.
+        const bool clear = now - p.lastEcnPs > std::max<int64_t>(p.srttPs, 1);
+        if (clear || forRetransmit)
+        {
+            ps.rrNext = (ps.rrNext + k + 1) % n;
+            return int32_t(i);
+        }
+        if (fallback < 0)
+        {
+            fallback = int32_t(i);
+            fallbackK = k;
+        }
+    }
+    if (fallback >= 0)
+    {
+        ps.rrNext = (ps.rrNext + fallbackK + 1) % n;
+    }
+    return fallback;
+}
+
+Ptr<Packet>
+MetaRoceConnection::PullPacket(uint32_t plane, FrameAddress& addr)
+{
+    PlaneState& ps = m_planes[plane];
+    const int64_t now = Simulator::Now().GetPicoSeconds();
+    if (now < ps.nextSendPs)
+    {
+        if (!ps.paceEvent.IsRunning())
+        {
+            ps.paceEvent = Simulator::Schedule(DelayUntilPs(ps.nextSendPs),
+                                               &MetaRoceConnection::KickPlane,
+                                               this,
+                                               plane);
+        }
+        return nullptr;
+    }
+    Ptr<Packet> packet;
+    // Lost packets first, each on the path that lost it.
+    int32_t pi = ChoosePath(plane, true);
+    if (pi >= 0)
+    {
+        Path& p = m_paths[pi];
+        while (!p.retx.empty() && !packet)
+        {
+            const uint32_t seq = p.retx.front();
+            p.retx.pop_front();
+            TxRecord& rec = p.records[seq - p.una];
+            if (rec.state != TxState::Lost)
+            {
+                continue; // acknowledged meanwhile
+            }
+            rec.state = TxState::InFlight;
+            rec.sentPs = now;
+            ++p.inFlight;
+            ++m_inFlight;
+            ++p.stats.retransmitted;
+            ++m_stats.retransmissions;
+            m_retransmitTrace(pi, seq, false);
+            packet = BuildPacket(p, pi, seq, rec.ref, MetaRoceDataHeader::RETX, addr);
+        }
+    }
+    if (!packet)
+    {
+        if (m_inFlight >= std::max(1u, uint32_t(m_cc.cwnd)) || !HasNewData())
+        {
+            return nullptr;
+        }
+        pi = ChoosePath(plane, false);
+        ChunkRef ref;
+        if (pi < 0 || !NextChunk(ref))
+        {
+            return nullptr;
+        }
+        Path& p = m_paths[pi];
+        const uint32_t seq = p.nextSeq++;
+        p.records.push_back(TxRecord{ref, now, TxState::InFlight});
+        ++p.inFlight;
+        ++m_inFlight;
+        ++p.stats.sent;
+        packet = BuildPacket(p, pi, seq, ref, p.probing ? MetaRoceDataHeader::PROBE : 0, addr);
+    }
+    ArmRto(pi);
+    const uint64_t line = m_transport->GetNic()->GetPort(plane)->GetDataRate().GetBitRate();
+    if (ps.rateBps < line)
+    {
+        const uint64_t wire = WireBytes(packet->GetSize() + kFrameHeaderBytes);
+        ps.nextSendPs = std::max(now, ps.nextSendPs) +
+                        int64_t(double(wire) * 8e12 / double(ps.rateBps));
+    }
+    else
+    {
+        ps.nextSendPs = 0;
+    }
+    return packet;
+}
+
+Ptr<Packet>
+MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, const ChunkRef& ref,
+                                uint8_t flags, FrameAddress& addr)
+{
+    const TxMessage& m = Message(ref.message);
+    const uint32_t offset = ref.chunk * m_payloadSize;
+    const uint32_t len = std::min(m_payloadSize, m.wr.length - offset);
+    Ptr<Packet> packet;
+    const uint8_t* bytes = nullptr;
+    if (m_payloadIntegrity)
+    {
+        bytes = GetLocalMemory()->Bytes(m.wr.lkey, m.wr.localAddress + offset);
+    }
+    packet = bytes ? Create<Packet>(bytes, len) : Create<Packet>(len);
+    MetaRoceDataHeader h;
+    h.opcode = m.wr.opcode == RdmaOpcode::Write ? MetaRoceDataHeader::WRITE : MetaRoceDataHeader::SEND;
+    h.flags = flags | (ref.chunk == 0 ? MetaRoceDataHeader::FIRST : 0) |
+              (ref.chunk + 1 == m.chunks ? MetaRoceDataHeader::LAST : 0);
+    h.pathId = pathIndex;
+    h.pathEpoch = path.epoch;
+    h.stream = m.wr.stream;
+    h.connection = m_remoteId;
+    h.pathSeq = seq;
+    h.messageSeq = m.messageSeq;
+    h.messageLength = m.wr.length;
+    h.offset = offset;
+    if (m.wr.opcode == RdmaOpcode::Write)
+    {
+        h.remoteAddress = m.wr.remoteAddress + offset;
+        h.keyOrMatch = m.wr.rkey;
+    }
+    else
+    {
+        h.keyOrMatch = m.sendSeq;
+    }
+    h.timestampPs = Simulator::Now().GetPicoSeconds();
+    packet->AddHeader(h);
+    addr = m_transport->DataAddress(GetRemoteHost(), path.plane, path.srcPort);
+    addr.ecn = m_ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
+    ++m_stats.dataPackets;
+    m_stats.payloadBytes += len;
+    return packet;
+}
+
+void
+MetaRoceConnection::Kick()
+{
+    for (uint32_t plane = 0; plane < m_planes.size(); ++plane)
+    {
+        KickPlane(plane);
+    }
+}
+
+void
+MetaRoceConnection::KickPlane(uint32_t plane)
+{
+    if (m_planes[plane].paceEvent.IsRunning())
+    {
+        return; // the pacing timer kicks it
+    }
+    bool work = HasNewData();
+    for (uint32_t i : m_planes[plane].paths)
+    {
+        work = work || !m_paths[i].retx.empty();
+    }
+    if (work)
+    {
+        m_scheduler->Activate(m_schedulerIndex, plane);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Acknowledgements
+
+void
+MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
+{
+    ++m_stats.acks;
+    if (h.pathId >= m_paths.size() || h.pathEpoch != m_paths[h.pathId].epoch)
+    {
+        ++m_stats.staleAcks; // for a path epoch that was abandoned
+        return;
+    }
+    const uint32_t pi = h.pathId;
+    Path& p = m_paths[pi];
+    const int64_t now = Simulator::Now().GetPicoSeconds();
+
+    // Receiver-driven rate (decision 4).
+    if (h.rateHintMbps != 0)
+    {
+        PlaneState& ps = m_planes[p.plane];
+        const uint64_t line =
+            m_transport->GetNic()->GetPort(p.plane)->GetDataRate().GetBitRate();
+        ps.hintBps = uint64_t(h.rateHintMbps) * 1000000;
+        const uint64_t rate = m_ccOps->PacingRate(ps.hintBps, line);
+        if (rate != ps.rateBps)
+        {
+            ps.rateBps = rate;
+            m_planeRateTrace(p.plane, rate);
+        }
+    }
+    if (h.timestampEchoPs > 0 && int64_t(h.timestampEchoPs) <= now)
+    {
+        UpdateRtt(p, now - int64_t(h.timestampEchoPs));
+        p.maxEchoPs = std::max(p.maxEchoPs, int64_t(h.timestampEchoPs));
+    }
+    p.consecutiveTimeouts = 0;
+    p.backoff = 1;
+    if (p.probing)
+    {
+        // The probe came back: the path carries full load again.
+        p.probing = false;
+        m_ccOps->InitPath(p.cc);
+        m_pathWindowTrace(pi, p.cc.cwnd);
+    }
+
+    const bool triggerKnown = h.triggerSeq >= p.una && h.triggerSeq < p.nextSeq;
+    if (triggerKnown && (h.flags & MetaRoceAckHeader::RNR))
+    {
+        TxRecord& rec = p.records[h.triggerSeq - p.una];
+        if (rec.state == TxState::InFlight)
+        {
+            rec.state = TxState::RnrWait;
+            --p.inFlight;
+            --m_inFlight;
+            ++m_stats.rnrRetries;
+            m_rnrWait.push_back(RnrEntry{now + m_rnrDelay.GetPicoSeconds(), pi, p.epoch, h.triggerSeq});
+            if (!m_rnrEvent.IsRunning())
+            {
+                m_rnrEvent = Simulator::Schedule(m_rnrDelay, &MetaRoceConnection::RnrTimer, this);
+            }
+        }
+    }
+    if (triggerKnown &&
+        (h.flags & (MetaRoceAckHeader::ACCESS_ERROR | MetaRoceAckHeader::LENGTH_ERROR)))
+    {
+        const ChunkRef ref = p.records[h.triggerSeq - p.una].ref;
+        if (ref.message >= m_messageBase)
+        {
+            FailMessage(ref.message,
+                        (h.flags & MetaRoceAckHeader::LENGTH_ERROR) ? RdmaStatus::LengthError
+                                                                    : RdmaStatus::RemoteAccessError);
+        }
+    }
+
+    // Cumulative and selective acknowledgement.
+    uint32_t newly = 0;
+    auto ackSeq = [&](uint32_t seq) {
+        TxRecord& rec = p.records[seq - p.una];
+        if (rec.state == TxState::Acked)
+        {
+            return;
+        }
+        if (rec.state == TxState::InFlight)
+        {
+            --p.inFlight;
+            --m_inFlight;
+        }
+        rec.state = TxState::Acked;
+        ++newly;
+        AckChunk(rec.ref);
+    };
+    const uint32_t cum = std::min(h.cumulativeSeq, p.nextSeq);
+    for (uint32_t seq = p.una; seq < cum; ++seq)
+    {
+        ackSeq(seq);
+    }
+    const int32_t highest = h.sack.Highest();
+    for (int32_t bit = 0; bit <= highest; ++bit)
+    {
+        const uint32_t seq = h.cumulativeSeq + 1 + bit;
+        if (seq >= p.nextSeq)
+        {
+            break;
+        }
+        if (seq >= p.una && h.sack.Test(bit))
+        {
+            ackSeq(seq);
+        }
+    }
+    while (!p.records.empty() && p.records.front().state == TxState::Acked)
+    {
+        p.records.pop_front();
+        ++p.una;
+    }
+    p.stats.acked += newly;
+
+    // Congestion control (decision 4).
+    const bool ecn = h.flags & MetaRoceAckHeader::ECE;
+    if (ecn)
+    {
+        p.lastEcnPs = now;
+        ++p.stats.ecnEchoes;
+    }
+    if (newly > 0 || ecn)
+    {
+        const double before = p.cc.cwnd;
+        const double connBefore = m_cc.cwnd;
+        m_ccOps->PacketsAcked(m_cc, p.cc, newly, ecn, PicoSeconds(p.srttPs));
+        if (p.cc.cwnd != before)
+        {
+            m_pathWindowTrace(pi, p.cc.cwnd);
+        }
+        if (m_cc.cwnd != connBefore)
+        {
+            m_connectionWindowTrace(m_cc.cwnd);
+        }
+    }
+
+    // Loss: anything sent on this path before the packet this ACK echoes and
+    // still missing was lost (one path is one FIFO route: decision 3).
+    uint32_t lost = 0;
+    for (uint32_t k = 0; k < p.records.size(); ++k)
+    {
+        TxRecord& rec = p.records[k];
+        if (rec.state == TxState::InFlight && rec.sentPs < p.maxEchoPs)
+        {
+            rec.state = TxState::Lost;
+            --p.inFlight;
+            --m_inFlight;
+            p.retx.push_back(p.una + k);
+            ++lost;
+        }
+    }
+    if (lost > 0)
+    {
+        p.stats.lost += lost;
+        const double before = p.cc.cwnd;
+        m_ccOps->PacketsLost(m_cc, p.cc, lost);
+        if (p.cc.cwnd != before)
+        {
+            m_pathWindowTrace(pi, p.cc.cwnd);
+        }
+    }
+
+    if (newly > 0)
+    {
+        m_lastProgressPs = now;
+    }
+    if (p.inFlight == 0 && p.retx.empty())
+    {
+        p.rtoDeadlinePs = 0;
+    }
+    else if (newly > 0)
+    {
+        p.rtoDeadlinePs = now + RtoPs(p);
+        ArmRto(pi);
+    }
+    Kick();
+}
+
+void
+MetaRoceConnection::AckChunk(const ChunkRef& ref)
+{
+    if (ref.message < m_messageBase)
+    {
+        return;
+    }
+    TxMessage& m = Message(ref.message);
+    uint64_t& word = m.ackedBits[ref.chunk >> 6];
+    const uint64_t bit = uint64_t(1) << (ref.chunk & 63);
+    if (m.done || (word & bit))
+    {
+        return;
+    }
+    word |= bit;
+    if (++m.ackedChunks == m.chunks)
+    {
+        m.done = true;
+        --m_outstandingMessages;
+        ReleaseCompletions(m.wr.stream);
+    }
+}
+
+void
+MetaRoceConnection::FailMessage(uint64_t index, RdmaStatus status)
+{
+    TxMessage& m = Message(index);
+    if (m.done)
+    {
+        return;
+    }
+    m.done = true;
+    m.status = status;
+    m.nextChunk = m.chunks; // nothing more of it is sent
+    --m_outstandingMessages;
+    ReleaseCompletions(m.wr.stream);
+}
+
+void
+MetaRoceConnection::ReleaseCompletions(uint16_t stream)
+{
+    TxStream& s = m_streams[stream];
+    while (!s.order.empty())
+    {
+        TxMessage& m = Message(s.order.front());
+        if (!m.done)
+        {
+            break;
+        }
+        s.order.pop_front();
+        m.released = true;
+        RdmaCompletion c;
+        c.wrId = m.wr.wrId;
+        c.opcode = m.wr.opcode;
+        c.status = m.status;
+        c.stream = stream;
+        c.bytes = m.wr.length;
+        c.posted = m.posted;
+        c.completed = Simulator::Now();
+        Complete(c); // may post more work (deques keep references valid)
+    }
+    while (!m_messages.empty() && m_messages.front().released)
+    {
+        m_messages.pop_front();
+        ++m_messageBase;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Timers, failures, repathing
+
+void
+MetaRoceConnection::UpdateRtt(Path& p, int64_t samplePs)
+{
+    // RFC 6298 smoothing, per path.
+    if (p.srttPs == 0)
+    {
+        p.srttPs = samplePs;
+        p.rttvarPs = samplePs / 2;
+    }
+    else
+    {
+        const int64_t err = p.srttPs > samplePs ? p.srttPs - samplePs : samplePs - p.srttPs;
+        p.rttvarPs = (3 * p.rttvarPs + err) / 4;
+        p.srttPs = (7 * p.srttPs + samplePs) / 8;
+    }
+    m_pathRttTrace(uint32_t(&p - m_paths.data()), PicoSeconds(samplePs));
+}
+
+int64_t
+MetaRoceConnection::RtoPs(const Path& p) const
+{
+    const int64_t minPs = m_minRto.GetPicoSeconds();
+    const int64_t maxPs = m_maxRto.GetPicoSeconds();
+    int64_t rto = p.srttPs > 0 ? p.srttPs + 4 * p.rttvarPs : m_initialRto.GetPicoSeconds();
+    rto = std::clamp(rto, minPs, maxPs);
+    return std::min(rto * int64_t(p.backoff), maxPs);
+}
+
+void
+MetaRoceConnection::ArmRto(uint32_t pathIndex)
+{
+    Path& p = m_paths[pathIndex];
+    if (p.rtoDeadlinePs == 0)
+    {
+        p.rtoDeadlinePs = Simulator::Now().GetPicoSeconds() + RtoPs(p);
+    }
+    if (!p.rtoEvent.IsRunning())
+    {
+        p.rtoEvent = Simulator::Schedule(DelayUntilPs(p.rtoDeadlinePs),
+                                         &MetaRoceConnection::RtoExpired,
+                                         this,
+                                         pathIndex);
+    }
+}
+
+void
+MetaRoceConnection::RtoExpired(uint32_t pathIndex)
+{
+    Path& p = m_paths[pathIndex];
+    const int64_t now = Simulator::Now().GetPicoSeconds();
+    if (p.rtoDeadlinePs == 0)
+    {
+        return;
+    }
+    if (now < p.rtoDeadlinePs)
+    {
+        // Re-armed lazily: the deadline moved while the event was pending.
+        p.rtoEvent = Simulator::Schedule(DelayUntilPs(p.rtoDeadlinePs),
+                                         &MetaRoceConnection::RtoExpired,
+                                         this,
+                                         pathIndex);
+        return;
+    }
+    if (p.inFlight == 0 && p.retx.empty())
+    {
+        p.rtoDeadlinePs = 0; // only receiver-not-ready waits left: the RNR timer owns them
+        return;
+    }
+    ++p.stats.timeouts;
+    ++p.consecutiveTimeouts;
+    if (p.probing || p.consecutiveTimeouts >= m_failureThreshold)
+    {
+        FailPath(pathIndex);
+        return;
+    }
+    p.backoff = std::min(p.backoff * 2, kMaxBackoff);
+    m_ccOps->Timeout(m_cc, p.cc);
+    m_pathWindowTrace(pathIndex, p.cc.cwnd);
+    // Tail loss: resend the oldest packet still in flight on this path.
+    int32_t oldest = -1;
+    for (uint32_t k = 0; k < p.records.size(); ++k)
+    {
+        const TxRecord& rec = p.records[k];
+        if (rec.state == TxState::InFlight &&
+            (oldest < 0 || rec.sentPs < p.records[oldest].sentPs))
+        {
+            oldest = int32_t(k);
+        }
+    }
+    if (oldest >= 0)
+    {
+        p.records[oldest].state = TxState::Lost;
+        --p.inFlight;
+        --m_inFlight;
+        p.retx.push_front(p.una + oldest);
+        ++p.stats.timeoutRetransmitted;
+        m_retransmitTrace(pathIndex, p.una + oldest, true);
+    }
+    p.rtoDeadlinePs = now + RtoPs(p);
+    ArmRto(pathIndex);
+    KickPlane(p.plane);
+}
+
+void
+MetaRoceConnection::FailPath(uint32_t pathIndex)
+{
+    Path& p = m_paths[pathIndex];
+    const uint16_t oldPort = p.srcPort;
+    // Everything the path still owes moves to the healthy paths.
+    for (const TxRecord& rec : p.records)
+    {
+        if (rec.state == TxState::Acked)
+        {
+            continue;
+        }
+        if (rec.state == TxState::InFlight)
+        {
+            --m_inFlight;
+        }
+        m_resend.push_back(rec.ref);
+        ++m_stats.resent;
+    }
+    p.records.clear();
+    p.retx.clear();
+    p.inFlight = 0;
+    p.una = 0;
+    p.nextSeq = 0;
+    ++p.epoch; // the receiver restarts the path's bitmap; late packets and ACKs are stale
+    p.srcPort = m_transport->AllocateSourcePort();
+    p.maxEchoPs = -1;
+    p.probing = true;
+    p.cc.cwnd = 1;
+    p.backoff = std::min(p.backoff * 2, kMaxBackoff); // probes of a dead route spread out
+    p.rtoDeadlinePs = 0;
+    ++p.stats.failures;
+    NS_LOG_INFO("connection " << m_id << " path " << pathIndex << " (plane " << p.plane
+                              << ") failed: port " << oldPort << " -> " << p.srcPort);
+    m_pathFailedTrace(pathIndex, p.plane, oldPort, p.srcPort);
+    m_pathWindowTrace(pathIndex, p.cc.cwnd);
+    Kick();
+}
+
+void
+MetaRoceConnection::PlaneLinkChanged(uint32_t plane, bool up)
+{
+    if (up)
+    {
+        KickPlane(plane); // its paths are probing: one packet each until ACKs return
+        return;
+    }
+    // The NIC sees its own port go down: no need to wait for timeouts.
+    for (uint32_t i : m_planes[plane].paths)
+    {
+        FailPath(i);
+    }
+}
+
+void
+MetaRoceConnection::RnrTimer()
+{
+    const int64_t now = Simulator::Now().GetPicoSeconds();
+    while (!m_rnrWait.empty() && m_rnrWait.front().readyPs <= now)
+    {
+        const RnrEntry e = m_rnrWait.front();
+        m_rnrWait.pop_front();
+        Path& p = m_paths[e.path];
+        if (p.epoch != e.epoch || e.seq < p.una || e.seq >= p.nextSeq)
+        {
+            continue; // the path failed meanwhile: its packets were moved
+        }
+        TxRecord& rec = p.records[e.seq - p.una];
+        if (rec.state == TxState::RnrWait)
+        {
+            rec.state = TxState::Lost;
+            p.retx.push_back(e.seq);
+            KickPlane(p.plane);
+        }
+    }
+    if (!m_rnrWait.empty())
+    {
+        m_rnrEvent = Simulator::Schedule(DelayUntilPs(m_rnrWait.front().readyPs),
+                                         &MetaRoceConnection::RnrTimer,
+                                         this);
+    }
+}
+
+void
+MetaRoceConnection::ArmWatchdog()
+{
+    if (!m_watchdog.IsRunning())
+    {
+        m_watchdog = Simulator::Schedule(m_watchdogTimeout, &MetaRoceConnection::Watchdog, this);
+    }
+}
+
+void
+MetaRoceConnection::Watchdog()
+{
+    if (m_outstandingMessages == 0)
+    {
+        return;
+    }
+    const int64_t now = Simulator::Now().GetPicoSeconds();
+    const int64_t due = m_lastProgressPs + m_watchdogTimeout.GetPicoSeconds();
+    if (now >= due)
+    {
+        ++m_stats.stalls;
+        uint64_t oldest = 0;
+        for (const auto& m : m_messages)
+        {
+            if (!m.done)
+            {
+                oldest = m.wr.wrId;
+                break;
+            }
+        }
+        NS_LOG_WARN("connection " << m_id << " (host " << GetLocalHost() << " -> "
+                                  << GetRemoteHost() << ") stalled: work request " << oldest
+                                  << " has made no progress since "
+                                  << PsToTime(m_lastProgressPs).As(Time::US));
+        m_stalledTrace(m_id, oldest, PsToTime(m_lastProgressPs));
+        m_watchdog = Simulator::Schedule(m_watchdogTimeout, &MetaRoceConnection::Watchdog, this);
+        return;
+    }
+    m_watchdog = Simulator::Schedule(PicoSeconds(due - now), &MetaRoceConnection::Watchdog, this);
+}
+
+// ---------------------------------------------------------------------------
+// Receiving
+
+void
+MetaRoceConnection::ReceiveData(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool ce,
+                                uint32_t plane, uint64_t hintBps)
+{
+    MetaRoceAckHeader ack;
+    if (!m_receiver.OnData(h, payload, ce, ack))
+    {
+        return;
+    }
+    ack.connection = m_remoteId;
+    ack.rateHintMbps = uint32_t(std::max<uint64_t>(1, hintBps / 1000000));
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(ack);
+    // The ACK of a path keeps one reverse route per epoch (its own entropy).
+    const uint16_t port =
+        uint16_t(49152 + ((uint32_t(h.pathId) * 2654435761u) ^ (uint32_t(h.pathEpoch) << 8) ^
+                          (m_id * 40503u)) %
+                             16384);
+    ++m_stats.acksSent;
+    m_transport->SendAck(p, plane, GetRemoteHost(), port);
+}
+
+} // namespace ns3

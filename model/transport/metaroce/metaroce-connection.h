@@ -1,0 +1,307 @@
+/*
+ * MetaRoceConnection: one endpoint of a MetaRoCE connection, the sending half
+ * (streams above, paths below, one congestion controller) plus a
+ * MetaRoceReceiver for the receiving half. It implements the verbs-like
+ * RdmaConnection API.
+ *
+ * Sending (METAROCE.md decisions 1-4, 6):
+ * - Streams: each posted Write/Send gets the next message sequence of its
+ *   stream; streams are served round robin, a packet at a time, so one
+ *   stream's long message does not hold up another's; completions are
+ *   released per stream in post order.
+ * - Paths: PathsPerPlane paths on every plane of the NIC, each with its own
+ *   UDP source port (ECMP entropy), sequence space, window, RTT estimate,
+ *   retransmission timer and ECN state. A path never has more than 256
+ *   packets between its oldest unacknowledged one and its next (the SACK
+ *   bitmap). The NIC scheduler pulls a packet per plane when the port is
+ *   free; the connection picks a path of that plane with window room,
+ *   preferring paths with no recent ECN echo ("new packets go to clear
+ *   paths"), round robin among equals.
+ * - Loss: one path is one FIFO route, so a packet is lost when an ACK
+ *   echoes the timestamp of a packet sent after it on the same path while it
+ *   is still missing (no duplicate-ACK threshold: "the moment the gap
+ *   appears"). Exactly that packet is retransmitted, on the same path, once
+ *   per detection. Tail loss: the path's timer (RTO = srtt + 4 rttvar,
+ *   bounded by MinRto/MaxRto, doubled per consecutive timeout) retransmits
+ *   the oldest missing packet. FailureThreshold consecutive timeouts declare
+ *   the path failed: its outstanding packets move to the connection's resend
+ *   queue (any healthy path), it takes a new source port and epoch (repath)
+ *   and carries one probe packet at a time until an ACK comes back.
+ * - Rates: each plane is paced to the congestion policy's rate (by default
+ *   the receiver's fair-share hint from the latest ACK on that plane).
+ * - Watchdog: a connection with outstanding work and no acknowledged packet
+ *   for WatchdogTimeout fires the Stalled trace (connection, oldest message,
+ *   last progress time) and logs a warning; it never hangs silently.
+ */
+#ifndef METAROCE_CONNECTION_H
+#define METAROCE_CONNECTION_H
+
+#include "metaroce-ack-header.h"
+#include "metaroce-congestion-ops.h"
+#include "metaroce-data-header.h"
+#include "metaroce-receiver.h"
+#include "nic-scheduler.h"
+#include "rdma-connection.h"
+
+#include "ns3/event-id.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+#include <vector>
+
+namespace ns3
+{
+
+class MetaRoceTransport;
+
+/** Counters of one path (all epochs). */
+struct MetaRocePathStats
+{
+    uint64_t sent = 0;          //!< data packets, first transmissions
+    uint64_t retransmitted = 0; //!< on this path after a gap in its bitmap
+    uint64_t timeoutRetransmitted = 0;
+    uint64_t timeouts = 0;
+    uint64_t failures = 0;      //!< times declared failed (each a repath)
+    uint64_t acked = 0;         //!< packets newly acknowledged
+    uint64_t ecnEchoes = 0;
+    uint64_t lost = 0;          //!< packets found missing from the bitmap
+};
+
+/** Counters of one connection endpoint (sending side). */
+struct MetaRoceConnectionStats
+{
+    uint64_t dataPackets = 0;   //!< all data packets sent, retransmissions included
+    uint64_t payloadBytes = 0;  //!< payload bytes of those packets
+    uint64_t retransmissions = 0; //!< gap + timeout retransmissions on the same path
+    uint64_t resent = 0;        //!< packets moved to other paths after a path failure
+    uint64_t rnrRetries = 0;
+    uint64_t acks = 0;
+    uint64_t staleAcks = 0;     //!< for an old path epoch, ignored
+    uint64_t acksSent = 0;
+    uint64_t stalls = 0;        //!< watchdog reports
+};
+
+class MetaRoceConnection : public RdmaConnection, public NicTxClient
+{
+  public:
+    static TypeId GetTypeId();
+    MetaRoceConnection();
+    ~MetaRoceConnection() override;
+
+    typedef void (*PathWindowTracedCallback)(uint32_t path, double cwnd);
+    typedef void (*PathRttTracedCallback)(uint32_t path, Time rtt);
+    typedef void (*PathRetransmitTracedCallback)(uint32_t path, uint32_t seq, bool timeout);
+    typedef void (*PathFailedTracedCallback)(uint32_t path, uint32_t plane, uint16_t oldPort,
+                                             uint16_t newPort);
+    typedef void (*PlaneRateTracedCallback)(uint32_t plane, uint64_t bps);
+    typedef void (*StalledTracedCallback)(uint32_t connection, uint64_t oldestWrId,
+                                          Time lastProgress);
+
+    /** Called by MetaRoceTransport when it creates the endpoint. */
+    void Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_t remoteHost);
+    /** Called by MetaRoceTransport::Bind. */
+    void SetPeer(uint32_t remoteConnection) { m_remoteId = remoteConnection; }
+    uint32_t GetId() const { return m_id; }
+    uint32_t GetRemoteId() const { return m_remoteId; }
+
+    // RdmaConnection
+    void Post(const RdmaWorkRequest& wr) override;
+    void PostRecv(const RdmaRecvRequest& rr) override;
+    using RdmaConnection::PostRecv;
+
+    // NicTxClient
+    Ptr<Packet> PullPacket(uint32_t plane, FrameAddress& addr) override;
+
+    /** From the transport: a data packet for this endpoint (header removed). */
+    void ReceiveData(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool ce, uint32_t plane,
+                     uint64_t hintBps);
+    /** From the transport: an ACK for this endpoint. */
+    void ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane);
+    /** From the transport: the NIC port of \p plane went up or down. */
+    void PlaneLinkChanged(uint32_t plane, bool up);
+
+    uint32_t GetNPaths() const { return m_paths.size(); }
+    uint32_t GetPathPlane(uint32_t path) const { return m_paths[path].plane; }
+    uint16_t GetPathSourcePort(uint32_t path) const { return m_paths[path].srcPort; }
+    double GetPathWindow(uint32_t path) const { return m_paths[path].cc.cwnd; }
+    Time GetPathSrtt(uint32_t path) const { return PicoSeconds(m_paths[path].srttPs); }
+    bool IsPathProbing(uint32_t path) const { return m_paths[path].probing; }
+    const MetaRocePathStats& GetPathStats(uint32_t path) const { return m_paths[path].stats; }
+    const MetaRoceConnectionStats& GetStats() const { return m_stats; }
+    const MetaRoceReceiverStats& GetReceiverStats() const { return m_receiver.GetStats(); }
+    double GetConnectionWindow() const { return m_cc.cwnd; }
+    uint64_t GetPlaneRate(uint32_t plane) const { return m_planes[plane].rateBps; }
+    uint32_t GetPayloadSize() const { return m_payloadSize; }
+    Ptr<MetaRoceCongestionOps> GetCongestionOps() const { return m_ccOps; }
+    /** Packets in flight over all paths. */
+    uint32_t GetInFlight() const { return m_inFlight; }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    enum class TxState : uint8_t
+    {
+        InFlight,
+        Acked,
+        Lost,    //!< found missing, waiting in the path's retransmit queue
+        RnrWait, //!< the receiver had no receive posted: retried after RnrDelay
+    };
+
+    /** A chunk of a message: the unit a packet carries. */
+    struct ChunkRef
+    {
+        uint64_t message = 0; //!< connection-wide message index
+        uint32_t chunk = 0;
+    };
+
+    struct TxRecord
+    {
+        ChunkRef ref;
+        int64_t sentPs = 0;
+        TxState state = TxState::InFlight;
+    };
+
+    struct Path
+    {
+        uint32_t plane = 0;
+        uint16_t srcPort = 0;
+        uint8_t epoch = 0;
+        bool probing = false;
+        uint32_t nextSeq = 0;
+        uint32_t una = 0;             //!< oldest sequence not known acknowledged
+        std::deque<TxRecord> records; //!< sequences [una, nextSeq)
+        std::deque<uint32_t> retx;    //!< sequences found lost, oldest first
+        uint32_t inFlight = 0;
+        MetaRocePathCc cc;
+        int64_t srttPs = 0;
+        int64_t rttvarPs = 0;
+        int64_t maxEchoPs = -1;       //!< latest send time an ACK has echoed (this epoch)
+        int64_t lastEcnPs = INT64_MIN / 2;
+        uint32_t consecutiveTimeouts = 0;
+        uint32_t backoff = 1;
+        int64_t rtoDeadlinePs = 0;    //!< 0: timer idle
+        EventId rtoEvent;
+        MetaRocePathStats stats;
+    };
+
+    struct TxMessage
+    {
+        RdmaWorkRequest wr;
+        uint32_t messageSeq = 0;
+        uint32_t sendSeq = 0;
+        uint32_t chunks = 0;
+        uint32_t nextChunk = 0;    //!< first chunk never sent
+        uint32_t ackedChunks = 0;
+        std::vector<uint64_t> ackedBits;
+        RdmaStatus status = RdmaStatus::Success;
+        bool done = false;
+        bool released = false;
+        Time posted;
+    };
+
+    struct TxStream
+    {
+        uint32_t nextMessageSeq = 0;
+        uint32_t nextSendSeq = 0;
+        std::deque<uint64_t> unsent; //!< messages with chunks never sent, in post order
+        std::deque<uint64_t> order;  //!< messages not yet completed, in post order
+        bool active = false;         //!< in m_activeStreams
+    };
+
+    struct PlaneState
+    {
+        std::vector<uint32_t> paths; //!< path indices on this plane
+        uint32_t rrNext = 0;
+        uint64_t rateBps = 0;
+        uint64_t hintBps = 0;
+        int64_t nextSendPs = 0;      //!< pacing
+        EventId paceEvent;
+    };
+
+    TxMessage& Message(uint64_t index) { return m_messages[index - m_messageBase]; }
+    bool HasNewData() const { return !m_resend.empty() || !m_activeStreams.empty(); }
+    /** Takes the next chunk to send as new data (resend queue first); false if none. */
+    bool NextChunk(ChunkRef& ref);
+    Ptr<Packet> BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, const ChunkRef& ref,
+                            uint8_t flags, FrameAddress& addr);
+    int32_t ChoosePath(uint32_t plane, bool forRetransmit);
+    bool HasRoom(const Path& p) const;
+    void AckChunk(const ChunkRef& ref);
+    void FailMessage(uint64_t index, RdmaStatus status);
+    void ReleaseCompletions(uint16_t stream);
+    void UpdateRtt(Path& p, int64_t samplePs);
+    int64_t RtoPs(const Path& p) const;
+    void ArmRto(uint32_t pathIndex);
+    void RtoExpired(uint32_t pathIndex);
+    void FailPath(uint32_t pathIndex);
+    uint16_t NewSourcePort();
+    void RnrTimer();
+    void Kick();
+    void KickPlane(uint32_t plane);
+    void ArmWatchdog();
+    void Watchdog();
+    void SendAck(MetaRoceAckHeader& ack, uint32_t plane, uint16_t srcPort);
+
+    // Configuration (attributes)
+    uint32_t m_pathsPerPlane;
+    uint32_t m_payloadSize;
+    Time m_minRto;
+    Time m_maxRto;
+    Time m_initialRto;
+    uint32_t m_failureThreshold;
+    Time m_rnrDelay;
+    Time m_watchdogTimeout;
+    bool m_ecnCapable;
+    bool m_payloadIntegrity;
+    uint32_t m_maxMessagesAhead;
+    TypeId m_ccTypeId;
+
+    // Wiring
+    Ptr<MetaRoceTransport> m_transport;
+    Ptr<NicScheduler> m_scheduler;
+    uint32_t m_schedulerIndex = 0;
+    uint32_t m_id = 0;
+    uint32_t m_remoteId = 0;
+    uint32_t m_portCounter = 0;
+
+    // Sending state
+    Ptr<MetaRoceCongestionOps> m_ccOps;
+    MetaRoceConnectionCc m_cc;
+    std::vector<Path> m_paths;
+    std::vector<PlaneState> m_planes;
+    std::deque<TxMessage> m_messages;
+    uint64_t m_messageBase = 0; //!< index of m_messages.front()
+    std::deque<TxStream> m_streams;
+    std::deque<uint16_t> m_activeStreams; //!< streams with unsent chunks, round robin
+    std::deque<ChunkRef> m_resend;        //!< from failed paths, any path may take them
+    struct RnrEntry
+    {
+        int64_t readyPs;
+        uint32_t path;
+        uint8_t epoch;
+        uint32_t seq;
+    };
+    std::deque<RnrEntry> m_rnrWait; //!< packets the receiver was not ready for, by ready time
+    EventId m_rnrEvent;
+    uint32_t m_inFlight = 0;
+    uint64_t m_outstandingMessages = 0;
+    int64_t m_lastProgressPs = 0;
+    EventId m_watchdog;
+    std::vector<uint8_t> m_scratch;
+
+    MetaRoceReceiver m_receiver;
+    MetaRoceConnectionStats m_stats;
+
+    TracedCallback<uint32_t, double> m_pathWindowTrace;
+    TracedCallback<uint32_t, Time> m_pathRttTrace;
+    TracedCallback<uint32_t, uint32_t, bool> m_retransmitTrace;
+    TracedCallback<uint32_t, uint32_t, uint16_t, uint16_t> m_pathFailedTrace;
+    TracedCallback<uint32_t, uint64_t> m_planeRateTrace;
+    TracedCallback<uint32_t, uint64_t, Time> m_stalledTrace;
+    TracedCallback<double> m_connectionWindowTrace;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,272 @@
+#include "metaroce-receiver.h"
+
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+void
+MetaRoceReceiver::Configure(Ptr<RdmaMemory> memory, CompletionSink sink, uint32_t maxMessagesAhead)
+{
+    m_memory = memory;
+    m_sink = std::move(sink);
+    m_maxMessagesAhead = maxMessagesAhead;
+}
+
+MetaRoceReceiver::RxStream&
+MetaRoceReceiver::Stream(uint16_t stream)
+{
+    if (stream >= m_streams.size())
+    {
+        m_streams.resize(stream + 1);
+    }
+    return m_streams[stream];
+}
+
+void
+MetaRoceReceiver::PostRecv(const RdmaRecvRequest& rr)
+{
+    Stream(rr.stream).receives.push_back(PostedRecv{rr, Simulator::Now()});
+}
+
+uint64_t
+MetaRoceReceiver::GetPostedReceives() const
+{
+    uint64_t n = 0;
+    for (const auto& s : m_streams)
+    {
+        n += s.receives.size();
+    }
+    return n;
+}
+
+uint64_t
+MetaRoceReceiver::GetPendingMessages() const
+{
+    uint64_t n = 0;
+    for (const auto& s : m_streams)
+    {
+        for (const auto& m : s.messages)
+        {
+            n += m.known ? 1 : 0;
+        }
+    }
+    return n;
+}
+
+bool
+MetaRoceReceiver::OnData(const MetaRoceDataHeader& h,
+                         Ptr<Packet> payload,
+                         bool ce,
+                         MetaRoceAckHeader& ack)
+{
+    ++m_stats.packets;
+    m_stats.payloadBytes += payload->GetSize();
+    if (h.pathId >= m_paths.size())
+    {
+        m_paths.resize(h.pathId + 1);
+    }
+    RxPath& path = m_paths[h.pathId];
+    bool stale = false;
+    if (!path.started || path.epoch != h.pathEpoch)
+    {
+        // Epochs are compared modulo 256: the sender moves forward only.
+        if (!path.started || int8_t(h.pathEpoch - path.epoch) > 0)
+        {
+            path.started = true;
+            path.epoch = h.pathEpoch;
+            path.cumulative = 0;
+            path.sack.Clear();
+        }
+        else
+        {
+            stale = true;
+        }
+    }
+    if (!stale && h.pathSeq > path.cumulative &&
+        h.pathSeq - path.cumulative - 1 >= SackBitmap::kBits)
+    {
+        ++m_stats.outOfWindow; // the sender never has more than the bitmap outstanding
+        return false;
+    }
+    bool outOfWindow = false;
+    const uint8_t flags = Place(h, payload, outOfWindow);
+    if (outOfWindow)
+    {
+        ++m_stats.outOfWindow;
+        return false;
+    }
+    if (stale)
+    {
+        // The sender has moved this packet to another path; its data is
+        // placed (idempotently) but the old epoch is not acknowledged.
+        ++m_stats.stalePackets;
+        return false;
+    }
+    if (!(flags & MetaRoceAckHeader::RNR))
+    {
+        if (h.pathSeq == path.cumulative)
+        {
+            const uint32_t ones = path.sack.LeadingOnes();
+            path.cumulative += 1 + ones;
+            path.sack.ShiftDown(1 + ones);
+        }
+        else if (h.pathSeq > path.cumulative)
+        {
+            path.sack.Set(h.pathSeq - path.cumulative - 1);
+        }
+    }
+    ack.flags = flags | (ce ? MetaRoceAckHeader::ECE : 0);
+    ack.pathId = h.pathId;
+    ack.pathEpoch = path.epoch;
+    ack.cumulativeSeq = path.cumulative;
+    ack.triggerSeq = h.pathSeq;
+    ack.timestampEchoPs = h.timestampPs;
+    ack.sack = path.sack;
+    return true;
+}
+
+uint8_t
+MetaRoceReceiver::Place(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool& outOfWindow)
+{
+    RxStream& s = Stream(h.stream);
+    const uint32_t len = payload->GetSize();
+    if (h.messageSeq < s.baseMessage)
+    {
+        ++m_stats.duplicatePackets; // the whole message was placed and released
+        return 0;
+    }
+    const uint32_t idx = h.messageSeq - s.baseMessage;
+    if (idx >= m_maxMessagesAhead || h.messageLength == 0 || h.offset > h.messageLength ||
+        len > h.messageLength - h.offset)
+    {
+        outOfWindow = true;
+        return 0;
+    }
+    if (idx >= s.messages.size())
+    {
+        s.messages.resize(idx + 1);
+    }
+    RxMessage& m = s.messages[idx];
+    if (!m.known)
+    {
+        m.known = true;
+        m.opcode = h.opcode;
+        m.length = h.messageLength;
+        m.sendSeq = h.opcode == MetaRoceDataHeader::SEND ? h.keyOrMatch : 0;
+    }
+    if (m.complete)
+    {
+        ++m_stats.duplicatePackets;
+        return m.status == RdmaStatus::RemoteAccessError ? MetaRoceAckHeader::ACCESS_ERROR
+               : m.status == RdmaStatus::LengthError    ? MetaRoceAckHeader::LENGTH_ERROR
+                                                        : 0;
+    }
+    // Where the payload goes: a write names it; a send lands in its receive.
+    uint32_t key = 0;
+    uint64_t base = 0; // address of message byte 0
+    uint8_t reject = 0;
+    if (m.opcode == MetaRoceDataHeader::WRITE)
+    {
+        key = h.keyOrMatch;
+        base = h.remoteAddress - h.offset;
+        if (!m_memory->CheckAccess(key, h.remoteAddress, len))
+        {
+            m.status = RdmaStatus::RemoteAccessError;
+            reject = MetaRoceAckHeader::ACCESS_ERROR;
+        }
+    }
+    else
+    {
+        if (m.sendSeq < s.baseSend || m.sendSeq - s.baseSend >= s.receives.size())
+        {
+            ++m_stats.rnrPackets;
+            return MetaRoceAckHeader::RNR;
+        }
+        const PostedRecv& r = s.receives[m.sendSeq - s.baseSend];
+        key = r.rr.lkey;
+        base = r.rr.address;
+        if (m.length > r.rr.length)
+        {
+            m.status = RdmaStatus::LengthError;
+            reject = MetaRoceAckHeader::LENGTH_ERROR;
+        }
+        else if (key != 0 && !m_memory->CheckAccess(key, base, m.length))
+        {
+            m.status = RdmaStatus::LocalProtectionError;
+            reject = MetaRoceAckHeader::ACCESS_ERROR;
+        }
+    }
+    if (reject)
+    {
+        ++m_stats.rejectedPackets;
+        m.complete = true; // failed: nothing placed, released in order with its error
+        Release(s, h.stream);
+        return reject;
+    }
+    std::vector<ByteRangeSet::Range> fresh;
+    const uint64_t added = m.placed.Add(h.offset, uint64_t(h.offset) + len, &fresh);
+    if (added == 0)
+    {
+        ++m_stats.duplicatePackets;
+    }
+    else
+    {
+        m_stats.placedBytes += added;
+        if (key != 0)
+        {
+            const RdmaMemoryRegion* region = m_memory->Find(key);
+            const bool bytes = region && region->HasBytes();
+            if (bytes)
+            {
+                m_scratch.resize(len);
+                payload->CopyData(m_scratch.data(), len);
+            }
+            for (const auto& [b, e] : fresh)
+            {
+                m_memory->Place(key,
+                                base + b,
+                                bytes ? m_scratch.data() + (b - h.offset) : nullptr,
+                                e - b);
+            }
+        }
+    }
+    if (m.placed.Bytes() == m.length)
+    {
+        m.complete = true;
+        ++m_stats.completedMessages;
+        Release(s, h.stream);
+    }
+    return 0;
+}
+
+void
+MetaRoceReceiver::Release(RxStream& s, uint16_t stream)
+{
+    while (!s.messages.empty() && s.messages.front().complete)
+    {
+        const RxMessage& m = s.messages.front();
+        if (m.opcode == MetaRoceDataHeader::SEND)
+        {
+            const PostedRecv& r = s.receives.front();
+            RdmaCompletion c;
+            c.wrId = r.rr.wrId;
+            c.opcode = RdmaOpcode::Recv;
+            c.status = m.status;
+            c.stream = stream;
+            c.bytes = m.status == RdmaStatus::Success ? m.length : 0;
+            c.posted = r.posted;
+            c.completed = Simulator::Now();
+            s.receives.pop_front();
+            ++s.baseSend;
+            s.messages.pop_front();
+            ++s.baseMessage;
+            m_sink(c);
+            continue;
+        }
+        s.messages.pop_front();
+        ++s.baseMessage;
+    }
+}
+
+} // namespace ns3

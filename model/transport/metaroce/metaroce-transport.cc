@@ -1,0 +1,251 @@
+#include "metaroce-transport.h"
+
+#include "fabric-frame.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/nstime.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MetaRoceTransport");
+NS_OBJECT_ENSURE_REGISTERED(MetaRoceTransport);
+
+TypeId
+MetaRoceTransport::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::MetaRoceTransport")
+            .SetParent<RdmaTransport>()
+            .SetGroupName("MetaRoce")
+            .AddConstructor<MetaRoceTransport>()
+            .AddAttribute("UdpPort",
+                          "UDP destination port of MetaRoCE packets (model assumption: the "
+                          "specification's port is not public; 4792 sits next to RoCEv2's 4791)",
+                          UintegerValue(4792),
+                          MakeUintegerAccessor(&MetaRoceTransport::m_udpPort),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("DataDscp",
+                          "DSCP of data packets (26, the data class of common RoCE deployments)",
+                          UintegerValue(26),
+                          MakeUintegerAccessor(&MetaRoceTransport::m_dataDscp),
+                          MakeUintegerChecker<uint8_t>(0, 63))
+            .AddAttribute("AckDscp",
+                          "DSCP of ACKs (48: the fabric's control class, served strictly first)",
+                          UintegerValue(48),
+                          MakeUintegerAccessor(&MetaRoceTransport::m_ackDscp),
+                          MakeUintegerChecker<uint8_t>(0, 63))
+            .AddAttribute("HintUtilisation",
+                          "Fraction of a port's line rate the receiver shares out in rate hints "
+                          "(0.95: HPCC's target utilisation, so queues drain)",
+                          DoubleValue(0.95),
+                          MakeDoubleAccessor(&MetaRoceTransport::m_hintUtilisation),
+                          MakeDoubleChecker<double>(0.01, 1.0))
+            .AddAttribute("ActiveWindow",
+                          "A sender counts in the fair share for between W/2 and W after its "
+                          "last packet (50 us: longer than the packet spacing of 64 senders "
+                          "sharing a 100 Gb/s port with 4 KiB packets, 21 us)",
+                          TimeValue(MicroSeconds(50)),
+                          MakeTimeAccessor(&MetaRoceTransport::m_activeWindow),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("SourcePortBase",
+                          "First UDP source port paths use (ephemeral range)",
+                          UintegerValue(49152),
+                          MakeUintegerAccessor(&MetaRoceTransport::m_sourcePortBase),
+                          MakeUintegerChecker<uint16_t>(1024));
+    return tid;
+}
+
+MetaRoceTransport::MetaRoceTransport()
+{
+    m_connectionFactory.SetTypeId(MetaRoceConnection::GetTypeId());
+}
+
+void
+MetaRoceTransport::DoDispose()
+{
+    for (auto& c : m_connections)
+    {
+        c->Dispose();
+    }
+    m_connections.clear();
+    if (m_scheduler)
+    {
+        m_scheduler->Dispose();
+        m_scheduler = nullptr;
+    }
+    m_dataFault = DataFaultInjector();
+    m_ackFault = AckFaultInjector();
+    RdmaTransport::DoDispose();
+}
+
+void
+MetaRoceTransport::SetNic(Ptr<RdmaNic> nic)
+{
+    RdmaTransport::SetNic(nic);
+    m_scheduler = CreateObject<NicScheduler>();
+    m_scheduler->SetNic(nic);
+    m_fairShare.resize(nic->GetNPlanes());
+    for (uint32_t p = 0; p < nic->GetNPlanes(); ++p)
+    {
+        m_fairShare[p].Configure(nic->GetPort(p)->GetDataRate().GetBitRate(),
+                                 m_hintUtilisation,
+                                 m_activeWindow.GetPicoSeconds());
+    }
+    nic->RegisterUdpHandler(m_udpPort, MakeCallback(&MetaRoceTransport::Receive, this));
+    nic->AddLinkListener(MakeCallback(&MetaRoceTransport::LinkChanged, this));
+}
+
+Ptr<RdmaConnection>
+MetaRoceTransport::GetConnection(uint32_t index) const
+{
+    return m_connections[index];
+}
+
+void
+MetaRoceTransport::SetConnectionAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_connectionFactory.Set(name, value);
+}
+
+Ptr<RdmaConnection>
+MetaRoceTransport::CreateEndpoint(uint32_t remoteHost)
+{
+    NS_ABORT_MSG_IF(!m_nic, "MetaRoceTransport: SetNic before creating connections");
+    Ptr<MetaRoceConnection> c = m_connectionFactory.Create<MetaRoceConnection>();
+    const uint32_t id = m_connections.size();
+    m_connections.push_back(c);
+    c->Setup(this, id, remoteHost);
+    return c;
+}
+
+void
+MetaRoceTransport::Bind(Ptr<RdmaConnection> local, Ptr<RdmaConnection> remote)
+{
+    Ptr<MetaRoceConnection> l = DynamicCast<MetaRoceConnection>(local);
+    Ptr<MetaRoceConnection> r = DynamicCast<MetaRoceConnection>(remote);
+    NS_ABORT_MSG_IF(!l || !r, "MetaRoceTransport::Bind: not MetaRoCE endpoints");
+    l->SetPeer(r->GetId());
+}
+
+FrameAddress
+MetaRoceTransport::DataAddress(uint32_t dstHost, uint32_t plane, uint16_t srcPort) const
+{
+    FrameAddress a = m_nic->AddressTo(dstHost, plane, srcPort, m_udpPort);
+    a.dscp = m_dataDscp;
+    return a;
+}
+
+void
+MetaRoceTransport::SendAck(Ptr<Packet> ack, uint32_t plane, uint32_t dstHost, uint16_t srcPort)
+{
+    FrameAddress a = m_nic->AddressTo(dstHost, plane, srcPort, m_udpPort);
+    a.dscp = m_ackDscp;
+    m_nic->Send(ack, plane, a);
+}
+
+uint16_t
+MetaRoceTransport::AllocateSourcePort()
+{
+    const uint32_t span = 65536u - m_sourcePortBase;
+    return uint16_t(m_sourcePortBase + (m_portCounter++ % span));
+}
+
+uint32_t
+MetaRoceTransport::GetActiveSenders(uint32_t plane)
+{
+    return m_fairShare[plane].Active(Simulator::Now().GetPicoSeconds());
+}
+
+void
+MetaRoceTransport::Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t plane)
+{
+    const bool ce = info.ecn == Ecn::Ce;
+    StripFrame(frame);
+    uint8_t opcode = 0;
+    if (frame->CopyData(&opcode, 1) != 1)
+    {
+        ++m_malformed;
+        return;
+    }
+    if (opcode == MetaRoceAckHeader::kOpcode)
+    {
+        MetaRoceAckHeader h;
+        if (frame->RemoveHeader(h) == 0 || h.connection >= m_connections.size())
+        {
+            ++m_malformed;
+            return;
+        }
+        MetaRoceFault f = m_ackFault.IsNull() ? MetaRoceFault{} : m_ackFault(h, plane);
+        switch (f.kind)
+        {
+        case MetaRoceFault::Drop:
+            return;
+        case MetaRoceFault::Delay:
+            Simulator::Schedule(f.delay, &MetaRoceTransport::DeliverAck, this, h, plane);
+            return;
+        case MetaRoceFault::Duplicate:
+            Simulator::Schedule(f.delay, &MetaRoceTransport::DeliverAck, this, h, plane);
+            break;
+        case MetaRoceFault::Deliver:
+            break;
+        }
+        DeliverAck(h, plane);
+        return;
+    }
+    MetaRoceDataHeader h;
+    if (frame->RemoveHeader(h) == 0 || h.connection >= m_connections.size())
+    {
+        ++m_malformed;
+        return;
+    }
+    MetaRoceFault f = m_dataFault.IsNull() ? MetaRoceFault{} : m_dataFault(h, plane);
+    switch (f.kind)
+    {
+    case MetaRoceFault::Drop:
+        return;
+    case MetaRoceFault::Delay:
+        Simulator::Schedule(f.delay, &MetaRoceTransport::DeliverData, this, h, frame, ce, plane);
+        return;
+    case MetaRoceFault::Duplicate:
+        Simulator::Schedule(f.delay,
+                            &MetaRoceTransport::DeliverData,
+                            this,
+                            h,
+                            frame->Copy(),
+                            ce,
+                            plane);
+        break;
+    case MetaRoceFault::Deliver:
+        break;
+    }
+    DeliverData(h, frame, ce, plane);
+}
+
+void
+MetaRoceTransport::DeliverData(MetaRoceDataHeader h, Ptr<Packet> payload, bool ce, uint32_t plane)
+{
+    const uint64_t hint =
+        m_fairShare[plane].OnPacket(h.connection, Simulator::Now().GetPicoSeconds());
+    m_connections[h.connection]->ReceiveData(h, payload, ce, plane, hint);
+}
+
+void
+MetaRoceTransport::DeliverAck(MetaRoceAckHeader h, uint32_t plane)
+{
+    m_connections[h.connection]->ReceiveAck(h, plane);
+}
+
+void
+MetaRoceTransport::LinkChanged(uint32_t plane, bool up)
+{
+    for (auto& c : m_connections)
+    {
+        c->PlaneLinkChanged(plane, up);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,64 @@
+/*
+ * RdmaTransport: the per-host side of a transport (one per NIC): it owns the
+ * host's registered memory and its connection endpoints, and demultiplexes
+ * received packets to them. MetaRoceTransport and the RoCEv2 transport derive
+ * from it, so helpers and workloads create and connect endpoints without
+ * knowing which transport runs (RdmaTransportHelper picks it by TypeId).
+ *
+ * Connections are established out of band (as rdma_cm does before a job
+ * starts): Connect creates both endpoints and binds them; no handshake
+ * packets are simulated.
+ */
+#ifndef METAROCE_RDMA_TRANSPORT_H
+#define METAROCE_RDMA_TRANSPORT_H
+
+#include "rdma-connection.h"
+#include "rdma-memory.h"
+#include "rdma-nic.h"
+
+#include "ns3/object.h"
+
+#include <utility>
+
+namespace ns3
+{
+
+class RdmaTransport : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    RdmaTransport();
+
+    /** Attaches the transport to its host's NIC (registers its UDP port). */
+    virtual void SetNic(Ptr<RdmaNic> nic);
+    Ptr<RdmaNic> GetNic() const { return m_nic; }
+    uint32_t GetHost() const { return m_nic->GetHostIndex(); }
+    Ptr<RdmaMemory> GetMemory() const { return m_memory; }
+
+    /** Number of connection endpoints on this host. */
+    virtual uint32_t GetNConnections() const = 0;
+    virtual Ptr<RdmaConnection> GetConnection(uint32_t index) const = 0;
+    /** Sets an attribute of every connection endpoint this transport creates afterwards. */
+    virtual void SetConnectionAttribute(const std::string& name, const AttributeValue& value) = 0;
+
+    /**
+     * Creates a connection between two hosts' transports (same TypeId) and
+     * returns its two endpoints (first on \p a, second on \p b).
+     */
+    static std::pair<Ptr<RdmaConnection>, Ptr<RdmaConnection>> Connect(Ptr<RdmaTransport> a,
+                                                                       Ptr<RdmaTransport> b);
+
+  protected:
+    void DoDispose() override;
+    /** A new endpoint towards \p remoteHost, not yet bound. */
+    virtual Ptr<RdmaConnection> CreateEndpoint(uint32_t remoteHost) = 0;
+    /** Binds \p local (created here) to its peer \p remote. */
+    virtual void Bind(Ptr<RdmaConnection> local, Ptr<RdmaConnection> remote) = 0;
+
+    Ptr<RdmaNic> m_nic;
+    Ptr<RdmaMemory> m_memory;
+};
+
+} // namespace ns3
+
+#endif
