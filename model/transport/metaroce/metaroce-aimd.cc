@@ -81,15 +81,15 @@ MetaRoceAimd::InitPath(MetaRocePathCc& path)
 }
 
 void
-MetaRoceAimd::PacketsAcked(MetaRoceConnectionCc& conn, MetaRocePathCc& path, uint32_t packets,
-                           bool ecnEcho, Time srtt)
+MetaRoceAimd::PacketsAcked(MetaRoceConnectionCc& conn, MetaRocePathCc& path,
+                           const MetaRoceAckEvent& ack)
 {
     const double maxConn =
         m_maxConnectionWindow > 0 ? m_maxConnectionWindow : m_maxPathWindow * conn.nPaths;
     const int64_t now = Simulator::Now().GetPicoSeconds();
-    if (ecnEcho)
+    if (ack.ecnEcho)
     {
-        if (now - path.lastDecreasePs >= srtt.GetPicoSeconds())
+        if (now - path.lastDecreasePs >= ack.srtt.GetPicoSeconds())
         {
             path.lastDecreasePs = now;
             const double cut = path.cwnd * m_decreaseFactor;
@@ -99,9 +99,16 @@ MetaRoceAimd::PacketsAcked(MetaRoceConnectionCc& conn, MetaRocePathCc& path, uin
         }
         return;
     }
-    path.cwnd = std::min(m_maxPathWindow, path.cwnd + m_additiveIncrease * packets / path.cwnd);
-    conn.cwnd =
-        std::min(maxConn, conn.cwnd + m_additiveIncrease * conn.nPaths * packets / conn.cwnd);
+    if (ack.pathLimited)
+    {
+        path.cwnd =
+            std::min(m_maxPathWindow, path.cwnd + m_additiveIncrease * ack.packets / path.cwnd);
+    }
+    if (ack.connectionLimited)
+    {
+        conn.cwnd = std::min(maxConn,
+                             conn.cwnd + m_additiveIncrease * conn.nPaths * ack.packets / conn.cwnd);
+    }
 }
 
 void

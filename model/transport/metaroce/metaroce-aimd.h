@@ -4,7 +4,7 @@
  * connection").
  *
  * - Path window: +AdditiveIncrease packets per RTT while ACKs come back
- *   clean; an ACK echoing CE cuts it by DecreaseFactor, at most once per the
+ *   clean and the window limits sending (not when pacing does); an ACK echoing CE cuts it by DecreaseFactor, at most once per the
  *   path's smoothed RTT (a mark trims the path that saw it, so the sender's
  *   path choice steers new packets to clear paths).
  * - Connection window: caps packets in flight over all paths; it grows by
@@ -38,8 +38,8 @@ class MetaRoceAimd : public MetaRoceCongestionOps
     std::string GetName() const override { return "MetaRoceAimd"; }
     void Init(MetaRoceConnectionCc& conn, uint32_t nPaths) override;
     void InitPath(MetaRocePathCc& path) override;
-    void PacketsAcked(MetaRoceConnectionCc& conn, MetaRocePathCc& path, uint32_t packets,
-                      bool ecnEcho, Time srtt) override;
+    void PacketsAcked(MetaRoceConnectionCc& conn, MetaRocePathCc& path,
+                      const MetaRoceAckEvent& ack) override;
     void PacketsLost(MetaRoceConnectionCc& conn, MetaRocePathCc& path, uint32_t packets) override;
     void Timeout(MetaRoceConnectionCc& conn, MetaRocePathCc& path) override;
     uint64_t PacingRate(uint64_t hintBps, uint64_t lineBps) const override;
@@ -68,7 +68,7 @@ class MetaRoceStaticWindow : public MetaRoceCongestionOps
     std::string GetName() const override { return "MetaRoceStaticWindow"; }
     void Init(MetaRoceConnectionCc& conn, uint32_t nPaths) override;
     void InitPath(MetaRocePathCc& path) override;
-    void PacketsAcked(MetaRoceConnectionCc&, MetaRocePathCc&, uint32_t, bool, Time) override {}
+    void PacketsAcked(MetaRoceConnectionCc&, MetaRocePathCc&, const MetaRoceAckEvent&) override {}
     void PacketsLost(MetaRoceConnectionCc&, MetaRocePathCc&, uint32_t) override {}
     void Timeout(MetaRoceConnectionCc&, MetaRocePathCc&) override {}
     uint64_t PacingRate(uint64_t hintBps, uint64_t lineBps) const override { return lineBps; }

@@ -36,6 +36,16 @@ struct MetaRoceConnectionCc
     uint32_t nPaths = 1;
 };
 
+/** What one ACK reported about a path. */
+struct MetaRoceAckEvent
+{
+    uint32_t packets = 0;       //!< newly acknowledged
+    bool ecnEcho = false;       //!< the packet that triggered the ACK arrived CE-marked
+    Time srtt;                  //!< the path's smoothed RTT
+    bool pathLimited = false;   //!< the path's window was full when the ACK came
+    bool connectionLimited = false; //!< the connection window was full
+};
+
 class MetaRoceCongestionOps : public Object
 {
   public:
@@ -47,12 +57,12 @@ class MetaRoceCongestionOps : public Object
     /** Sets a path's window when it starts, or carries full load again after a probe. */
     virtual void InitPath(MetaRocePathCc& path) = 0;
     /**
-     * \p packets were newly acknowledged on \p path by one ACK; \p ecnEcho:
-     * the packet that triggered it arrived CE-marked; \p srtt: the path's
-     * smoothed RTT.
+     * An ACK on \p path. Windows should only grow when they limited sending
+     * (pathLimited / connectionLimited): a paced flow that never fills its
+     * window learns nothing about it (RFC 7661's congestion-window validation).
      */
-    virtual void PacketsAcked(MetaRoceConnectionCc& conn, MetaRocePathCc& path, uint32_t packets,
-                              bool ecnEcho, Time srtt) = 0;
+    virtual void PacketsAcked(MetaRoceConnectionCc& conn, MetaRocePathCc& path,
+                              const MetaRoceAckEvent& ack) = 0;
     /** \p packets were found missing from \p path's SACK bitmap (loss, not reordering). */
     virtual void PacketsLost(MetaRoceConnectionCc& conn, MetaRocePathCc& path, uint32_t packets) = 0;
     /** \p path's retransmission timer expired. */

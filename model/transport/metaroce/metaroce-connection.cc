@@ -595,6 +595,10 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
         }
     }
 
+    // Were the windows what limited sending? (RFC 7661: grow only then.)
+    const bool pathLimited = p.inFlight + 1 >= std::max(1u, uint32_t(p.cc.cwnd));
+    const bool connLimited = m_inFlight + 1 >= std::max(1u, uint32_t(m_cc.cwnd));
+
     // Cumulative and selective acknowledgement.
     uint32_t newly = 0;
     auto ackSeq = [&](uint32_t seq) {
@@ -648,7 +652,13 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
     {
         const double before = p.cc.cwnd;
         const double connBefore = m_cc.cwnd;
-        m_ccOps->PacketsAcked(m_cc, p.cc, newly, ecn, PicoSeconds(p.srttPs));
+        MetaRoceAckEvent ev;
+        ev.packets = newly;
+        ev.ecnEcho = ecn;
+        ev.srtt = PicoSeconds(p.srttPs);
+        ev.pathLimited = pathLimited;
+        ev.connectionLimited = connLimited;
+        m_ccOps->PacketsAcked(m_cc, p.cc, ev);
         if (p.cc.cwnd != before)
         {
             m_pathWindowTrace(pi, p.cc.cwnd);
