@@ -409,9 +409,10 @@ MetaRoceConnection::PullPacket(uint32_t plane, FrameAddress& addr)
             rec.sentPs = now;
             ++p.inFlight;
             ++m_inFlight;
-            ++p.stats.retransmitted;
+            ++(rec.byTimeout ? p.stats.timeoutRetransmitted : p.stats.retransmitted);
             ++m_stats.retransmissions;
-            m_retransmitTrace(pi, seq, false);
+            m_retransmitTrace(pi, seq, rec.byTimeout);
+            rec.byTimeout = false;
             packet = BuildPacket(p, pi, seq, rec.ref, MetaRoceDataHeader::RETX, addr);
         }
     }
@@ -818,13 +819,17 @@ MetaRoceConnection::ArmRto(uint32_t pathIndex)
     {
         p.rtoDeadlinePs = Simulator::Now().GetPicoSeconds() + RtoPs(p);
     }
-    if (!p.rtoEvent.IsRunning())
+    // One event per path, re-armed lazily: a later deadline is picked up when
+    // the event fires; only an earlier one (the first RTT sample shortening
+    // the initial timeout) needs a new event.
+    if (p.rtoEvent.IsRunning() && p.rtoEventPs <= p.rtoDeadlinePs)
     {
-        p.rtoEvent = Simulator::Schedule(DelayUntilPs(p.rtoDeadlinePs),
-                                         &MetaRoceConnection::RtoExpired,
-                                         this,
-                                         pathIndex);
+        return;
     }
+    p.rtoEvent.Cancel();
+    const Time delay = DelayUntilPs(p.rtoDeadlinePs);
+    p.rtoEventPs = (Simulator::Now() + delay).GetPicoSeconds();
+    p.rtoEvent = Simulator::Schedule(delay, &MetaRoceConnection::RtoExpired, this, pathIndex);
 }
 
 void
@@ -838,11 +843,7 @@ MetaRoceConnection::RtoExpired(uint32_t pathIndex)
     }
     if (now < p.rtoDeadlinePs)
     {
-        // Re-armed lazily: the deadline moved while the event was pending.
-        p.rtoEvent = Simulator::Schedule(DelayUntilPs(p.rtoDeadlinePs),
-                                         &MetaRoceConnection::RtoExpired,
-                                         this,
-                                         pathIndex);
+        ArmRto(pathIndex); // the deadline moved while the event was pending
         return;
     }
     if (p.inFlight == 0 && p.retx.empty())
@@ -874,11 +875,10 @@ MetaRoceConnection::RtoExpired(uint32_t pathIndex)
     if (oldest >= 0)
     {
         p.records[oldest].state = TxState::Lost;
+        p.records[oldest].byTimeout = true;
         --p.inFlight;
         --m_inFlight;
         p.retx.push_front(p.una + oldest);
-        ++p.stats.timeoutRetransmitted;
-        m_retransmitTrace(pathIndex, p.una + oldest, true);
     }
     p.rtoDeadlinePs = now + RtoPs(p);
     ArmRto(pathIndex);

@@ -59,7 +59,7 @@ struct MetaRocePathStats
 {
     uint64_t sent = 0;          //!< data packets, first transmissions
     uint64_t retransmitted = 0; //!< on this path after a gap in its bitmap
-    uint64_t timeoutRetransmitted = 0;
+    uint64_t timeoutRetransmitted = 0; //!< on this path after its timer expired
     uint64_t timeouts = 0;
     uint64_t failures = 0;      //!< times declared failed (each a repath)
     uint64_t acked = 0;         //!< packets newly acknowledged
@@ -160,6 +160,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
         ChunkRef ref;
         int64_t sentPs = 0;
         TxState state = TxState::InFlight;
+        bool byTimeout = false; //!< Lost because the path's timer expired
     };
 
     struct Path
@@ -181,6 +182,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
         uint32_t consecutiveTimeouts = 0;
         uint32_t backoff = 1;
         int64_t rtoDeadlinePs = 0;    //!< 0: timer idle
+        int64_t rtoEventPs = 0;       //!< when rtoEvent fires (it may precede the deadline)
         EventId rtoEvent;
         MetaRocePathStats stats;
     };

@@ -170,7 +170,9 @@ MetaRoceReceiver::Place(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool& 
     {
         key = h.keyOrMatch;
         base = h.remoteAddress - h.offset;
-        if (!m_memory->CheckAccess(key, h.remoteAddress, len))
+        // The whole message must fit, not just this packet: a write that
+        // would run past its region places nothing at all.
+        if (h.remoteAddress < h.offset || !m_memory->CheckAccess(key, base, m.length))
         {
             m.status = RdmaStatus::RemoteAccessError;
             reject = MetaRoceAckHeader::ACCESS_ERROR;
