@@ -16,6 +16,10 @@
  * --loss applies random loss at every NIC's receive ports, so each data
  * packet and each ACK is lost with that probability end to end.
  *
+ * --pcap=PREFIX captures the writer's NIC ports (data out, ACKs in); open
+ * them with analysis/metaroce.lua to decode the MetaRoCE headers:
+ *   tshark -X lua_script:analysis/metaroce.lua -r PREFIX-0-1.pcap
+ *
  * Output: goodput (payload bytes of completed writes per second), normalised
  * to the NIC's line rate, packets and retransmissions, and a per-path table
  * (plane, UDP source port, packets, retransmissions, timeouts, repaths,
@@ -85,6 +89,7 @@ main(int argc, char* argv[])
     Time duration = MicroSeconds(500);
     double loss = 0;
     uint32_t seed = 1;
+    std::string pcap;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("topology", "Fabric JSON", topology);
@@ -95,6 +100,7 @@ main(int argc, char* argv[])
     cmd.AddValue("duration", "How long writes are posted", duration);
     cmd.AddValue("loss", "Random loss probability on every receive port", loss);
     cmd.AddValue("seed", "RNG seed", seed);
+    cmd.AddValue("pcap", "Capture the writer's NIC ports to PREFIX-<node>-<dev>.pcap", pcap);
     cmd.Parse(argc, argv);
     RngSeedManager::SetSeed(seed);
 
@@ -120,6 +126,13 @@ main(int argc, char* argv[])
             em->SetRate(loss);
             em->AssignStreams(stream++);
             port->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        }
+    }
+    if (!pcap.empty())
+    {
+        for (uint32_t plane = 0; plane < fabric->GetNPlanes(); ++plane)
+        {
+            builder.EnablePcap(pcap, fabric->GetNic(src)->GetPort(plane));
         }
     }
     RdmaTransportHelper rdma("ns3::MetaRoceTransport");

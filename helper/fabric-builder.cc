@@ -179,6 +179,9 @@ FabricBuilder::EnablePcapInternal(std::string prefix,
     Ptr<PcapFileWrapper> file =
         pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
     pcapHelper.HookDefaultSink<FabricPort>(port, "Sniffer", file);
+    // Transmitted frames are captured when they start on the wire: that needs
+    // the exact dequeue event (lazy departures would stamp them late).
+    port->SetAttribute("EventPerDequeue", BooleanValue(true));
 }
 
 } // namespace ns3
