@@ -221,7 +221,7 @@ MetaRoceConnection::Post(const RdmaWorkRequest& wr)
     }
     TxStream& s = m_streams[wr.stream];
     const uint64_t index = m_messageBase + m_messages.size();
-    m_messages.emplace_back();
+    m_messages.push_back(TxMessage());
     TxMessage& m = m_messages.back();
     m.wr = wr;
     m.posted = Simulator::Now();
@@ -753,9 +753,11 @@ MetaRoceConnection::FailMessage(uint64_t index, RdmaStatus status)
 void
 MetaRoceConnection::ReleaseCompletions(uint16_t stream)
 {
-    TxStream& s = m_streams[stream];
-    while (!s.order.empty())
+    // Complete() may post more work, which can grow m_streams and m_messages:
+    // look both up again on every round.
+    while (!m_streams[stream].order.empty())
     {
+        TxStream& s = m_streams[stream];
         TxMessage& m = Message(s.order.front());
         if (!m.done)
         {
@@ -771,7 +773,7 @@ MetaRoceConnection::ReleaseCompletions(uint16_t stream)
         c.bytes = m.wr.length;
         c.posted = m.posted;
         c.completed = Simulator::Now();
-        Complete(c); // may post more work (deques keep references valid)
+        Complete(c);
     }
     while (!m_messages.empty() && m_messages.front().released)
     {
@@ -891,8 +893,9 @@ MetaRoceConnection::FailPath(uint32_t pathIndex)
     Path& p = m_paths[pathIndex];
     const uint16_t oldPort = p.srcPort;
     // Everything the path still owes moves to the healthy paths.
-    for (const TxRecord& rec : p.records)
+    for (size_t k = 0; k < p.records.size(); ++k)
     {
+        const TxRecord& rec = p.records[k];
         if (rec.state == TxState::Acked)
         {
             continue;
@@ -990,11 +993,11 @@ MetaRoceConnection::Watchdog()
     {
         ++m_stats.stalls;
         uint64_t oldest = 0;
-        for (const auto& m : m_messages)
+        for (size_t i = 0; i < m_messages.size(); ++i)
         {
-            if (!m.done)
+            if (!m_messages[i].done)
             {
-                oldest = m.wr.wrId;
+                oldest = m_messages[i].wr.wrId;
                 break;
             }
         }

@@ -42,6 +42,7 @@
 #include "metaroce-receiver.h"
 #include "nic-scheduler.h"
 #include "rdma-connection.h"
+#include "ring-buffer.h"
 
 #include "ns3/event-id.h"
 #include "ns3/traced-callback.h"
@@ -171,8 +172,8 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
         bool probing = false;
         uint32_t nextSeq = 0;
         uint32_t una = 0;             //!< oldest sequence not known acknowledged
-        std::deque<TxRecord> records; //!< sequences [una, nextSeq)
-        std::deque<uint32_t> retx;    //!< sequences found lost, oldest first
+        RingBuffer<TxRecord> records; //!< sequences [una, nextSeq)
+        RingBuffer<uint32_t> retx;    //!< sequences found lost, oldest first
         uint32_t inFlight = 0;
         MetaRocePathCc cc;
         int64_t srttPs = 0;
@@ -206,8 +207,8 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     {
         uint32_t nextMessageSeq = 0;
         uint32_t nextSendSeq = 0;
-        std::deque<uint64_t> unsent; //!< messages with chunks never sent, in post order
-        std::deque<uint64_t> order;  //!< messages not yet completed, in post order
+        RingBuffer<uint64_t> unsent; //!< messages with chunks never sent, in post order
+        RingBuffer<uint64_t> order;  //!< messages not yet completed, in post order
         bool active = false;         //!< in m_activeStreams
     };
 
@@ -272,11 +273,11 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     MetaRoceConnectionCc m_cc;
     std::vector<Path> m_paths;
     std::vector<PlaneState> m_planes;
-    std::deque<TxMessage> m_messages;
+    RingBuffer<TxMessage> m_messages;
     uint64_t m_messageBase = 0; //!< index of m_messages.front()
-    std::deque<TxStream> m_streams;
-    std::deque<uint16_t> m_activeStreams; //!< streams with unsent chunks, round robin
-    std::deque<ChunkRef> m_resend;        //!< from failed paths, any path may take them
+    std::vector<TxStream> m_streams;
+    RingBuffer<uint16_t> m_activeStreams; //!< streams with unsent chunks, round robin
+    RingBuffer<ChunkRef> m_resend;        //!< from failed paths, any path may take them
     struct RnrEntry
     {
         int64_t readyPs;
@@ -284,7 +285,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
         uint8_t epoch;
         uint32_t seq;
     };
-    std::deque<RnrEntry> m_rnrWait; //!< packets the receiver was not ready for, by ready time
+    RingBuffer<RnrEntry> m_rnrWait; //!< packets the receiver was not ready for, by ready time
     EventId m_rnrEvent;
     uint32_t m_inFlight = 0;
     uint64_t m_outstandingMessages = 0;

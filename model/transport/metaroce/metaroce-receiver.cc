@@ -46,9 +46,9 @@ MetaRoceReceiver::GetPendingMessages() const
     uint64_t n = 0;
     for (const auto& s : m_streams)
     {
-        for (const auto& m : s.messages)
+        for (size_t i = 0; i < s.messages.size(); ++i)
         {
-            n += m.known ? 1 : 0;
+            n += s.messages[i].known ? 1 : 0;
         }
     }
     return n;
@@ -143,9 +143,9 @@ MetaRoceReceiver::Place(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool& 
         outOfWindow = true;
         return 0;
     }
-    if (idx >= s.messages.size())
+    while (idx >= s.messages.size())
     {
-        s.messages.resize(idx + 1);
+        s.messages.push_back(RxMessage());
     }
     RxMessage& m = s.messages[idx];
     if (!m.known)
@@ -203,7 +203,7 @@ MetaRoceReceiver::Place(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool& 
     {
         ++m_stats.rejectedPackets;
         m.complete = true; // failed: nothing placed, released in order with its error
-        Release(s, h.stream);
+        Release(h.stream);
         return reject;
     }
     std::vector<ByteRangeSet::Range> fresh;
@@ -237,21 +237,23 @@ MetaRoceReceiver::Place(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool& 
     {
         m.complete = true;
         ++m_stats.completedMessages;
-        Release(s, h.stream);
+        Release(h.stream);
     }
     return 0;
 }
 
 void
-MetaRoceReceiver::Release(RxStream& s, uint16_t stream)
+MetaRoceReceiver::Release(uint16_t stream)
 {
-    while (!s.messages.empty() && s.messages.front().complete)
+    while (!m_streams[stream].messages.empty() && m_streams[stream].messages.front().complete)
     {
+        RxStream& s = m_streams[stream];
         const RxMessage& m = s.messages.front();
-        if (m.opcode == MetaRoceDataHeader::SEND)
+        const bool isSend = m.opcode == MetaRoceDataHeader::SEND;
+        RdmaCompletion c;
+        if (isSend)
         {
             const PostedRecv& r = s.receives.front();
-            RdmaCompletion c;
             c.wrId = r.rr.wrId;
             c.opcode = RdmaOpcode::Recv;
             c.status = m.status;
@@ -261,13 +263,13 @@ MetaRoceReceiver::Release(RxStream& s, uint16_t stream)
             c.completed = Simulator::Now();
             s.receives.pop_front();
             ++s.baseSend;
-            s.messages.pop_front();
-            ++s.baseMessage;
-            m_sink(c);
-            continue;
         }
         s.messages.pop_front();
         ++s.baseMessage;
+        if (isSend)
+        {
+            m_sink(c); // may post receives: s is looked up again
+        }
     }
 }
 

@@ -24,6 +24,7 @@
 #include "metaroce-ack-header.h"
 #include "metaroce-data-header.h"
 #include "rdma-connection.h"
+#include "ring-buffer.h"
 
 #include "ns3/packet.h"
 
@@ -99,9 +100,9 @@ class MetaRoceReceiver
     struct RxStream
     {
         uint32_t baseMessage = 0; //!< next message sequence to release
-        std::deque<RxMessage> messages;
+        RingBuffer<RxMessage> messages;
         uint32_t baseSend = 0;    //!< send sequence matched by receives.front()
-        std::deque<PostedRecv> receives;
+        RingBuffer<PostedRecv> receives;
     };
 
     RxStream& Stream(uint16_t stream);
@@ -109,13 +110,14 @@ class MetaRoceReceiver
     bool AcceptOnPath(const MetaRoceDataHeader& h, bool record, MetaRoceAckHeader& ack, bool& stale);
     /** Places the packet; returns the ACK flags it earns (RNR, errors). */
     uint8_t Place(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool& outOfWindow);
-    void Release(RxStream& s, uint16_t stream);
+    /** Releases the stream's completed messages in order (completion callbacks may post). */
+    void Release(uint16_t stream);
 
     Ptr<RdmaMemory> m_memory;
     CompletionSink m_sink;
     uint32_t m_maxMessagesAhead = 65536;
     std::vector<RxPath> m_paths;
-    std::deque<RxStream> m_streams; //!< deque: references survive growth (callbacks may post)
+    std::vector<RxStream> m_streams;
     std::vector<uint8_t> m_scratch;
     MetaRoceReceiverStats m_stats;
 };
