@@ -154,13 +154,13 @@ TEST_CASE("AIMD: +1 packet per window of clean ACKs, x(1-beta) on ECN once per R
           "[metaroce][unit]")
 {
     Ptr<MetaRoceAimd> cc = CreateObject<MetaRoceAimd>();
-    MetaRoceConnectionCc conn;
-    MetaRocePathCc path;
+    RdmaConnectionCc conn;
+    RdmaFlowCc path;
     cc->Init(conn, 4);
-    cc->InitPath(path);
+    cc->InitFlow(path);
     CHECK(path.cwnd == 8);
     CHECK(conn.cwnd == 32);
-    MetaRoceAckEvent ev;
+    RdmaAckEvent ev;
     ev.packets = 1;
     ev.srtt = MicroSeconds(10);
     ev.pathLimited = true;

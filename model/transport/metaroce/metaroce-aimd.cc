@@ -17,7 +17,7 @@ MetaRoceAimd::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::MetaRoceAimd")
-            .SetParent<MetaRoceCongestionOps>()
+            .SetParent<RdmaCongestionOps>()
             .SetGroupName("MetaRoce")
             .AddConstructor<MetaRoceAimd>()
             .AddAttribute("InitialPathWindow",
@@ -68,21 +68,21 @@ MetaRoceAimd::GetTypeId()
 }
 
 void
-MetaRoceAimd::Init(MetaRoceConnectionCc& conn, uint32_t nPaths)
+MetaRoceAimd::Init(RdmaConnectionCc& conn, uint32_t nPaths)
 {
     conn.nPaths = nPaths;
     conn.cwnd = m_initialPathWindow * nPaths;
 }
 
 void
-MetaRoceAimd::InitPath(MetaRocePathCc& path)
+MetaRoceAimd::InitFlow(RdmaFlowCc& path)
 {
     path.cwnd = std::min(m_initialPathWindow, m_maxPathWindow);
 }
 
 void
-MetaRoceAimd::PacketsAcked(MetaRoceConnectionCc& conn, MetaRocePathCc& path,
-                           const MetaRoceAckEvent& ack)
+MetaRoceAimd::PacketsAcked(RdmaConnectionCc& conn, RdmaFlowCc& path,
+                           const RdmaAckEvent& ack)
 {
     const double maxConn =
         m_maxConnectionWindow > 0 ? m_maxConnectionWindow : m_maxPathWindow * conn.nPaths;
@@ -112,7 +112,7 @@ MetaRoceAimd::PacketsAcked(MetaRoceConnectionCc& conn, MetaRocePathCc& path,
 }
 
 void
-MetaRoceAimd::PacketsLost(MetaRoceConnectionCc& conn, MetaRocePathCc& path, uint32_t packets)
+MetaRoceAimd::PacketsLost(RdmaConnectionCc& conn, RdmaFlowCc& path, uint32_t packets)
 {
     for (uint32_t i = 0; i < packets && m_lossDecrease > 0; ++i)
     {
@@ -121,13 +121,13 @@ MetaRoceAimd::PacketsLost(MetaRoceConnectionCc& conn, MetaRocePathCc& path, uint
 }
 
 void
-MetaRoceAimd::Timeout(MetaRoceConnectionCc& conn, MetaRocePathCc& path)
+MetaRoceAimd::Timeout(RdmaConnectionCc& conn, RdmaFlowCc& path)
 {
     path.cwnd = m_minPathWindow;
 }
 
 uint64_t
-MetaRoceAimd::PacingRate(uint64_t hintBps, uint64_t lineBps) const
+MetaRoceAimd::PacingRate(const RdmaFlowCc* flow, uint64_t hintBps, uint64_t lineBps) const
 {
     if (!m_useRateHints || hintBps == 0)
     {
@@ -140,7 +140,7 @@ TypeId
 MetaRoceStaticWindow::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::MetaRoceStaticWindow")
-                            .SetParent<MetaRoceCongestionOps>()
+                            .SetParent<RdmaCongestionOps>()
                             .SetGroupName("MetaRoce")
                             .AddConstructor<MetaRoceStaticWindow>()
                             .AddAttribute("PathWindow",
@@ -152,14 +152,14 @@ MetaRoceStaticWindow::GetTypeId()
 }
 
 void
-MetaRoceStaticWindow::Init(MetaRoceConnectionCc& conn, uint32_t nPaths)
+MetaRoceStaticWindow::Init(RdmaConnectionCc& conn, uint32_t nPaths)
 {
     conn.nPaths = nPaths;
     conn.cwnd = m_pathWindow * nPaths;
 }
 
 void
-MetaRoceStaticWindow::InitPath(MetaRocePathCc& path)
+MetaRoceStaticWindow::InitFlow(RdmaFlowCc& path)
 {
     path.cwnd = m_pathWindow;
 }

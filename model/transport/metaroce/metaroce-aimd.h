@@ -25,24 +25,25 @@
 #ifndef METAROCE_AIMD_H
 #define METAROCE_AIMD_H
 
-#include "metaroce-congestion-ops.h"
+#include "rdma-congestion-ops.h"
 
 namespace ns3
 {
 
-class MetaRoceAimd : public MetaRoceCongestionOps
+class MetaRoceAimd : public RdmaCongestionOps
 {
   public:
     static TypeId GetTypeId();
 
     std::string GetName() const override { return "MetaRoceAimd"; }
-    void Init(MetaRoceConnectionCc& conn, uint32_t nPaths) override;
-    void InitPath(MetaRocePathCc& path) override;
-    void PacketsAcked(MetaRoceConnectionCc& conn, MetaRocePathCc& path,
-                      const MetaRoceAckEvent& ack) override;
-    void PacketsLost(MetaRoceConnectionCc& conn, MetaRocePathCc& path, uint32_t packets) override;
-    void Timeout(MetaRoceConnectionCc& conn, MetaRocePathCc& path) override;
-    uint64_t PacingRate(uint64_t hintBps, uint64_t lineBps) const override;
+    void Init(RdmaConnectionCc& conn, uint32_t nPaths) override;
+    void InitFlow(RdmaFlowCc& path) override;
+    void PacketsAcked(RdmaConnectionCc& conn, RdmaFlowCc& path,
+                      const RdmaAckEvent& ack) override;
+    void PacketsLost(RdmaConnectionCc& conn, RdmaFlowCc& path, uint32_t packets) override;
+    void Timeout(RdmaConnectionCc& conn, RdmaFlowCc& path) override;
+    uint64_t PacingRate(const RdmaFlowCc* flow, uint64_t hintBps,
+                        uint64_t lineBps) const override;
 
   private:
     double m_initialPathWindow;
@@ -60,18 +61,21 @@ class MetaRoceAimd : public MetaRoceCongestionOps
  * ignored (line-rate pacing). An ablation baseline: what spraying and
  * selective retransmission do without congestion control.
  */
-class MetaRoceStaticWindow : public MetaRoceCongestionOps
+class MetaRoceStaticWindow : public RdmaCongestionOps
 {
   public:
     static TypeId GetTypeId();
 
     std::string GetName() const override { return "MetaRoceStaticWindow"; }
-    void Init(MetaRoceConnectionCc& conn, uint32_t nPaths) override;
-    void InitPath(MetaRocePathCc& path) override;
-    void PacketsAcked(MetaRoceConnectionCc&, MetaRocePathCc&, const MetaRoceAckEvent&) override {}
-    void PacketsLost(MetaRoceConnectionCc&, MetaRocePathCc&, uint32_t) override {}
-    void Timeout(MetaRoceConnectionCc&, MetaRocePathCc&) override {}
-    uint64_t PacingRate(uint64_t hintBps, uint64_t lineBps) const override { return lineBps; }
+    void Init(RdmaConnectionCc& conn, uint32_t nPaths) override;
+    void InitFlow(RdmaFlowCc& path) override;
+    void PacketsAcked(RdmaConnectionCc&, RdmaFlowCc&, const RdmaAckEvent&) override {}
+    void PacketsLost(RdmaConnectionCc&, RdmaFlowCc&, uint32_t) override {}
+    void Timeout(RdmaConnectionCc&, RdmaFlowCc&) override {}
+    uint64_t PacingRate(const RdmaFlowCc*, uint64_t, uint64_t lineBps) const override
+    {
+        return lineBps;
+    }
 
   private:
     double m_pathWindow;

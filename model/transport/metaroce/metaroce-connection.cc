@@ -110,7 +110,7 @@ MetaRoceConnection::GetTypeId()
                           MakeUintegerAccessor(&MetaRoceConnection::m_maxMessagesAhead),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("CongestionOps",
-                          "Congestion-control policy (a MetaRoceCongestionOps TypeId)",
+                          "Congestion-control policy (a RdmaCongestionOps TypeId)",
                           TypeIdValue(MetaRoceAimd::GetTypeId()),
                           MakeTypeIdAccessor(&MetaRoceConnection::m_ccTypeId),
                           MakeTypeIdChecker())
@@ -177,9 +177,12 @@ MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_
     SetEndpoints(transport->GetHost(), remoteHost, transport->GetMemory());
     m_scheduler = transport->GetScheduler();
     m_schedulerIndex = m_scheduler->AddClient(this);
+    NS_ABORT_MSG_IF(!m_ccTypeId.IsChildOf(RdmaCongestionOps::GetTypeId()),
+                    "MetaRoceConnection::CongestionOps: " << m_ccTypeId.GetName()
+                                                          << " is not an RdmaCongestionOps");
     ObjectFactory factory;
     factory.SetTypeId(m_ccTypeId);
-    m_ccOps = factory.Create<MetaRoceCongestionOps>();
+    m_ccOps = factory.Create<RdmaCongestionOps>();
 
     Ptr<RdmaNic> nic = transport->GetNic();
     const uint32_t nPlanes = nic->GetNPlanes();
@@ -195,7 +198,8 @@ MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_
         Path& p = m_paths[i];
         p.plane = i % nPlanes; // consecutive paths alternate planes
         p.srcPort = transport->AllocateSourcePort();
-        m_ccOps->InitPath(p.cc);
+        p.cc.lineBps = m_planes[p.plane].rateBps;
+        m_ccOps->InitFlow(p.cc);
         m_planes[p.plane].paths.push_back(i);
     }
     m_ccOps->Init(m_cc, nPaths);
@@ -545,7 +549,7 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
         const uint64_t line =
             m_transport->GetNic()->GetPort(p.plane)->GetDataRate().GetBitRate();
         ps.hintBps = uint64_t(h.rateHintMbps) * 1000000;
-        const uint64_t rate = m_ccOps->PacingRate(ps.hintBps, line);
+        const uint64_t rate = m_ccOps->PacingRate(nullptr, ps.hintBps, line);
         if (rate != ps.rateBps)
         {
             ps.rateBps = rate;
@@ -563,7 +567,7 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
     {
         // The probe came back: the path carries full load again.
         p.probing = false;
-        m_ccOps->InitPath(p.cc);
+        m_ccOps->InitFlow(p.cc);
         m_pathWindowTrace(pi, p.cc.cwnd);
     }
 
@@ -653,7 +657,7 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
     {
         const double before = p.cc.cwnd;
         const double connBefore = m_cc.cwnd;
-        MetaRoceAckEvent ev;
+        RdmaAckEvent ev;
         ev.packets = newly;
         ev.ecnEcho = ecn;
         ev.srtt = PicoSeconds(p.srttPs);

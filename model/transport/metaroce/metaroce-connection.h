@@ -37,7 +37,7 @@
 #define METAROCE_CONNECTION_H
 
 #include "metaroce-ack-header.h"
-#include "metaroce-congestion-ops.h"
+#include "rdma-congestion-ops.h"
 #include "metaroce-data-header.h"
 #include "metaroce-receiver.h"
 #include "nic-scheduler.h"
@@ -133,7 +133,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     double GetConnectionWindow() const { return m_cc.cwnd; }
     uint64_t GetPlaneRate(uint32_t plane) const { return m_planes[plane].rateBps; }
     uint32_t GetPayloadSize() const { return m_payloadSize; }
-    Ptr<MetaRoceCongestionOps> GetCongestionOps() const { return m_ccOps; }
+    Ptr<RdmaCongestionOps> GetCongestionOps() const { return m_ccOps; }
     /** Packets in flight over all paths. */
     uint32_t GetInFlight() const { return m_inFlight; }
 
@@ -175,7 +175,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
         RingBuffer<TxRecord> records; //!< sequences [una, nextSeq)
         RingBuffer<uint32_t> retx;    //!< sequences found lost, oldest first
         uint32_t inFlight = 0;
-        MetaRocePathCc cc;
+        RdmaFlowCc cc;
         int64_t srttPs = 0;
         int64_t rttvarPs = 0;
         int64_t maxEchoPs = -1;       //!< latest send time an ACK has echoed (this epoch)
@@ -269,8 +269,8 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     uint32_t m_portCounter = 0;
 
     // Sending state
-    Ptr<MetaRoceCongestionOps> m_ccOps;
-    MetaRoceConnectionCc m_cc;
+    Ptr<RdmaCongestionOps> m_ccOps;
+    RdmaConnectionCc m_cc;
     std::vector<Path> m_paths;
     std::vector<PlaneState> m_planes;
     RingBuffer<TxMessage> m_messages;
