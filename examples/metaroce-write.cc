@@ -191,5 +191,6 @@ main(int argc, char* argv[])
                   << conn->GetPathSrtt(i).GetSeconds() * 1e6 << "\n";
     }
     Simulator::Destroy();
+    fabric->Dispose(); // closes (flushes) the pcap files
     return 0;
 }
