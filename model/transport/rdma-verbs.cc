@@ -29,10 +29,10 @@ ToString(RdmaStatus status)
         return "remote_access_error";
     case RdmaStatus::LengthError:
         return "length_error";
-    case RdmaStatus::RnrRetryExceeded:
-        return "rnr_retry_exceeded";
     case RdmaStatus::LocalProtectionError:
         return "local_protection_error";
+    case RdmaStatus::RetryExceeded:
+        return "retry_exceeded";
     }
     return "?";
 }

@@ -27,8 +27,8 @@ enum class RdmaStatus : uint8_t
     Success,
     RemoteAccessError,  //!< write with an unknown key or outside the region: nothing placed
     LengthError,        //!< send longer than the receive it matched: nothing placed
-    RnrRetryExceeded,   //!< send found no posted receive, retried RnrRetryLimit times
     LocalProtectionError, //!< local buffer (integrity mode) unknown or out of range
+    RetryExceeded,        //!< RoCEv2: RetryLimit timeouts in a row without progress
 };
 
 const char* ToString(RdmaOpcode op);

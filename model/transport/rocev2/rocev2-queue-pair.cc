@@ -1,0 +1,553 @@
+#include "rocev2-queue-pair.h"
+
+#include "rocev2-connection.h"
+#include "rocev2-transport.h"
+
+#include "fabric-frame.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceV2QueuePair");
+
+namespace
+{
+Time
+DelayUntilPs(int64_t ps)
+{
+    const int64_t nowNs = Simulator::Now().GetNanoSeconds();
+    return NanoSeconds(std::max(nowNs, (ps + 999) / 1000) - nowNs);
+}
+
+bool
+IsFirst(uint8_t op)
+{
+    return op == RC_SEND_FIRST || op == RC_SEND_ONLY || op == RC_WRITE_FIRST || op == RC_WRITE_ONLY;
+}
+
+bool
+IsLast(uint8_t op)
+{
+    return op == RC_SEND_LAST || op == RC_SEND_ONLY || op == RC_WRITE_LAST || op == RC_WRITE_ONLY;
+}
+
+bool
+IsWrite(uint8_t op)
+{
+    return op >= RC_WRITE_FIRST && op <= RC_WRITE_ONLY;
+}
+} // namespace
+
+RoceV2QueuePair::RoceV2QueuePair(RoceV2Connection* owner, Ptr<RoceV2Transport> transport,
+                                 uint32_t qpn, uint32_t plane, uint16_t srcPort,
+                                 const Config& config, Ptr<RdmaCongestionOps> cc,
+                                 RdmaConnectionCc* connCc)
+    : m_owner(owner),
+      m_transport(transport),
+      m_qpn(qpn),
+      m_plane(plane),
+      m_srcPort(srcPort),
+      m_config(config),
+      m_ccOps(cc),
+      m_connCc(connCc)
+{
+    m_schedulerIndex = transport->GetScheduler()->AddClient(this);
+    m_lineBps = transport->GetNic()->GetPort(plane)->GetDataRate().GetBitRate();
+    m_cc.lineBps = m_lineBps;
+    m_ccOps->InitFlow(m_cc);
+}
+
+RoceV2QueuePair::~RoceV2QueuePair() = default;
+
+void
+RoceV2QueuePair::Dispose()
+{
+    m_rtoEvent.Cancel();
+    m_kickEvent.Cancel();
+    m_ccTimer.Cancel();
+    m_transport = nullptr;
+    m_ccOps = nullptr;
+}
+
+uint32_t
+RoceV2QueuePair::Unwrap(uint32_t wirePsn, uint32_t reference) const
+{
+    // The 24-bit PSN nearest to the reference (PSNs are 32-bit inside).
+    const int32_t diff = int32_t(((wirePsn - reference) & kRocePsnMask) << 8) >> 8;
+    return reference + diff;
+}
+
+// ---------------------------------------------------------------------------
+// Requester
+
+void
+RoceV2QueuePair::PostSegment(const Segment& seg)
+{
+    Segment s = seg;
+    s.firstPsn = m_end;
+    s.packets = std::max(1u, (s.length + m_config.payloadSize - 1) / m_config.payloadSize);
+    m_end += s.packets;
+    m_segments.push_back(s);
+    ArmCcTimer();
+    Kick();
+}
+
+RoceV2QueuePair::Segment*
+RoceV2QueuePair::SegmentOf(uint32_t psn)
+{
+    if (m_cursor >= m_segments.size() || psn < m_segments[m_cursor].firstPsn)
+    {
+        m_cursor = 0;
+    }
+    while (m_cursor < m_segments.size())
+    {
+        Segment& s = m_segments[m_cursor];
+        if (psn < s.firstPsn + s.packets)
+        {
+            return psn >= s.firstPsn ? &s : nullptr;
+        }
+        ++m_cursor;
+    }
+    return nullptr;
+}
+
+void
+RoceV2QueuePair::Kick()
+{
+    if (!m_transport)
+    {
+        return;
+    }
+    m_transport->GetScheduler()->Activate(m_schedulerIndex, m_plane);
+}
+
+Ptr<Packet>
+RoceV2QueuePair::PullPacket(uint32_t plane, FrameAddress& addr)
+{
+    const int64_t now = Simulator::Now().GetPicoSeconds();
+    if (m_nxt >= m_end)
+    {
+        return nullptr;
+    }
+    if (m_config.maxInflightPackets > 0 && m_nxt - m_una >= m_config.maxInflightPackets)
+    {
+        return nullptr; // an ACK reactivates the QP
+    }
+    const int64_t wait = std::max(m_rnrUntilPs, m_nextSendPs);
+    if (now < wait)
+    {
+        if (!m_kickEvent.IsRunning())
+        {
+            m_kickEvent = Simulator::Schedule(DelayUntilPs(wait), &RoceV2QueuePair::Kick, this);
+        }
+        return nullptr;
+    }
+    Segment* seg = SegmentOf(m_nxt);
+    NS_ASSERT(seg);
+    const uint32_t k = m_nxt - seg->firstPsn;
+    const uint32_t offset = k * m_config.payloadSize;
+    const uint32_t len = std::min(m_config.payloadSize, seg->length - offset);
+    const bool first = k == 0;
+    const bool last = k + 1 == seg->packets;
+    const bool write = seg->opcode == RdmaOpcode::Write;
+
+    const uint8_t* bytes = nullptr;
+    if (m_config.payloadIntegrity && seg->lkey != 0)
+    {
+        bytes = m_owner->GetLocalMemory()->Bytes(seg->lkey, seg->localAddress + offset);
+    }
+    Ptr<Packet> p = bytes ? Create<Packet>(bytes, len) : Create<Packet>(len);
+    const uint8_t pad = (4 - len % 4) % 4;
+    p->AddPaddingAtEnd(pad + kRoceIcrcBytes);
+    if (write && first)
+    {
+        RoceRethHeader reth;
+        reth.virtualAddress = seg->remoteAddress;
+        reth.rkey = seg->rkey;
+        reth.dmaLength = seg->length;
+        p->AddHeader(reth);
+    }
+    RoceBthHeader bth;
+    bth.opcode = write ? (first && last ? RC_WRITE_ONLY
+                          : first   ? RC_WRITE_FIRST
+                          : last    ? RC_WRITE_LAST
+                                    : RC_WRITE_MIDDLE)
+                       : (first && last ? RC_SEND_ONLY
+                          : first   ? RC_SEND_FIRST
+                          : last    ? RC_SEND_LAST
+                                    : RC_SEND_MIDDLE);
+    bth.padCount = pad;
+    bth.destQp = m_peerQpn;
+    bth.ackRequest = last;
+    bth.psn = m_nxt & kRocePsnMask;
+    p->AddHeader(bth);
+
+    if (m_nxt < m_highestSent)
+    {
+        ++m_stats.retransmitted;
+    }
+    ++m_nxt;
+    m_highestSent = std::max(m_highestSent, m_nxt);
+    m_maxInFlight = std::max(m_maxInFlight, m_nxt - m_una);
+    ++m_stats.packets;
+    m_stats.payloadBytes += len;
+    addr = m_transport->DataAddress(m_owner->GetRemoteHost(), m_plane, m_srcPort);
+    addr.ecn = m_config.ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
+    const uint32_t wire = WireBytes(p->GetSize() + kFrameHeaderBytes);
+    m_ccOps->PacketSent(*m_connCc, m_cc, wire);
+    const uint64_t rate = m_ccOps->PacingRate(&m_cc, 0, m_lineBps);
+    m_nextSendPs = rate < m_lineBps ? std::max(now, m_nextSendPs) +
+                                          int64_t(double(wire) * 8e12 / double(rate))
+                                    : 0;
+    if (m_rtoDeadlinePs == 0)
+    {
+        ArmRto();
+    }
+    return p;
+}
+
+void
+RoceV2QueuePair::ReceiveAck(const RoceBthHeader& bth, const RoceAethHeader& aeth)
+{
+    ++m_stats.acksReceived;
+    const uint32_t psn = Unwrap(bth.psn, m_una);
+    if (psn + 1 < m_una || psn > m_end)
+    {
+        return; // from before a rewind, or corrupt
+    }
+    if (aeth.IsAck())
+    {
+        AdvanceUna(psn + 1);
+    }
+    else if (aeth.IsRnr())
+    {
+        ++m_stats.rnrReceived;
+        AdvanceUna(psn);
+        GoBack(psn);
+        m_rnrUntilPs = Simulator::Now().GetPicoSeconds() + m_config.rnrDelay.GetPicoSeconds();
+    }
+    else if (aeth.syndrome == RoceAethHeader::NAK_PSN_SEQUENCE)
+    {
+        ++m_stats.naksReceived;
+        AdvanceUna(psn);
+        if (psn < m_nxt)
+        {
+            m_stats.rewoundPackets += m_nxt - psn;
+            m_ccOps->PacketsLost(*m_connCc, m_cc, m_nxt - psn);
+        }
+        GoBack(psn);
+    }
+    else
+    {
+        // Remote access or invalid request: that request fails; the responder
+        // consumed the packet, so everything up to it is acknowledged.
+        if (Segment* s = SegmentOf(psn))
+        {
+            s->status = aeth.syndrome == RoceAethHeader::NAK_REMOTE_ACCESS
+                            ? RdmaStatus::RemoteAccessError
+                            : RdmaStatus::LengthError;
+        }
+        AdvanceUna(psn + 1);
+    }
+    Kick();
+}
+
+void
+RoceV2QueuePair::AdvanceUna(uint32_t una)
+{
+    if (una <= m_una)
+    {
+        return;
+    }
+    m_una = std::min(una, m_end);
+    if (m_nxt < m_una)
+    {
+        m_nxt = m_una;
+    }
+    m_retries = 0;
+    while (!m_segments.empty() &&
+           m_segments.front().firstPsn + m_segments.front().packets <= m_una)
+    {
+        const Segment done = m_segments.front();
+        m_segments.pop_front();
+        m_cursor = m_cursor > 0 ? m_cursor - 1 : 0;
+        m_owner->SegmentDone(done.message, done.status); // may post more work
+    }
+    m_rtoDeadlinePs = 0;
+    if (m_una < m_nxt)
+    {
+        ArmRto();
+    }
+}
+
+void
+RoceV2QueuePair::GoBack(uint32_t psn)
+{
+    m_nxt = std::max(psn, m_una);
+    m_cursor = 0;
+}
+
+void
+RoceV2QueuePair::ArmRto()
+{
+    const int64_t rtoPs =
+        int64_t(4096000) << std::min<uint32_t>(m_config.timeoutExponent, 31); // 4.096 us x 2^exp
+    m_rtoDeadlinePs = Simulator::Now().GetPicoSeconds() + rtoPs;
+    if (!m_rtoEvent.IsRunning())
+    {
+        m_rtoEvent =
+            Simulator::Schedule(DelayUntilPs(m_rtoDeadlinePs), &RoceV2QueuePair::RtoExpired, this);
+    }
+}
+
+void
+RoceV2QueuePair::RtoExpired()
+{
+    const int64_t now = Simulator::Now().GetPicoSeconds();
+    if (m_rtoDeadlinePs == 0 || m_una >= m_nxt)
+    {
+        m_rtoDeadlinePs = 0;
+        return;
+    }
+    if (now < m_rtoDeadlinePs)
+    {
+        m_rtoEvent =
+            Simulator::Schedule(DelayUntilPs(m_rtoDeadlinePs), &RoceV2QueuePair::RtoExpired, this);
+        return;
+    }
+    ++m_stats.timeouts;
+    m_ccOps->Timeout(*m_connCc, m_cc);
+    if (++m_retries > m_config.retryLimit)
+    {
+        NS_LOG_WARN("QP " << m_qpn << ": retry limit exceeded, failing outstanding work");
+        while (!m_segments.empty())
+        {
+            const Segment s = m_segments.front();
+            m_segments.pop_front();
+            m_owner->SegmentDone(s.message, RdmaStatus::RetryExceeded);
+        }
+        m_una = m_nxt = m_end;
+        m_rtoDeadlinePs = 0;
+        return;
+    }
+    GoBack(m_una);
+    m_rtoDeadlinePs = 0;
+    ArmRto();
+    Kick();
+}
+
+void
+RoceV2QueuePair::ReceiveCnp()
+{
+    ++m_stats.cnpsReceived;
+    m_ccOps->CongestionNotified(*m_connCc, m_cc);
+    ArmCcTimer();
+}
+
+void
+RoceV2QueuePair::ArmCcTimer()
+{
+    const Time interval = m_ccOps->GetTimerInterval();
+    if (interval.IsZero() || m_ccTimer.IsRunning())
+    {
+        return;
+    }
+    m_ccTimer = Simulator::Schedule(interval, &RoceV2QueuePair::CcTimer, this);
+}
+
+void
+RoceV2QueuePair::CcTimer()
+{
+    m_ccOps->Timer(*m_connCc, m_cc);
+    // Keep ticking while there is work or the rate is still recovering.
+    if (m_nxt < m_end || m_una < m_nxt || m_cc.rateBps < m_lineBps)
+    {
+        m_ccTimer = Simulator::Schedule(m_ccOps->GetTimerInterval(), &RoceV2QueuePair::CcTimer, this);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Responder
+
+void
+RoceV2QueuePair::PostRecv(const RdmaRecvRequest& rr)
+{
+    m_rq.push_back(PostedRecv{rr, Simulator::Now()});
+}
+
+void
+RoceV2QueuePair::SendAckOrNak(uint8_t syndrome, uint32_t psn)
+{
+    Ptr<Packet> p = Create<Packet>();
+    p->AddPaddingAtEnd(kRoceIcrcBytes);
+    RoceAethHeader aeth;
+    aeth.syndrome = syndrome;
+    aeth.msn = m_msn & kRocePsnMask;
+    p->AddHeader(aeth);
+    RoceBthHeader bth;
+    bth.opcode = RC_ACKNOWLEDGE;
+    bth.destQp = m_peerQpn;
+    bth.psn = psn & kRocePsnMask;
+    p->AddHeader(bth);
+    if (syndrome == RoceAethHeader::ACK)
+    {
+        ++m_stats.acksSent;
+    }
+    else
+    {
+        ++m_stats.naksSent;
+    }
+    m_transport->SendControl(p, m_plane, m_owner->GetRemoteHost(), m_srcPort);
+}
+
+void
+RoceV2QueuePair::ReceiveData(const RoceBthHeader& bth, Ptr<Packet> packet, bool ce)
+{
+    ++m_stats.received;
+    const int64_t now = Simulator::Now().GetPicoSeconds();
+    if (ce && now - m_lastCnpPs >= m_transport->GetCnpInterval().GetPicoSeconds())
+    {
+        // DCQCN notification point: at most one CNP per QP per interval.
+        m_lastCnpPs = now;
+        ++m_stats.cnpsSent;
+        Ptr<Packet> cnp = Create<Packet>();
+        cnp->AddPaddingAtEnd(16 + kRoceIcrcBytes);
+        RoceBthHeader h;
+        h.opcode = ROCE_CNP;
+        h.destQp = m_peerQpn;
+        cnp->AddHeader(h);
+        m_transport->SendControl(cnp, m_plane, m_owner->GetRemoteHost(), m_srcPort);
+    }
+    const uint32_t psn = Unwrap(bth.psn, m_ePsn);
+    if (psn > m_ePsn)
+    {
+        ++m_stats.outOfOrder;
+        if (!m_nakSent)
+        {
+            m_nakSent = true; // one NAK per gap
+            SendAckOrNak(RoceAethHeader::NAK_PSN_SEQUENCE, m_ePsn);
+        }
+        return;
+    }
+    if (psn < m_ePsn)
+    {
+        ++m_stats.duplicates;
+        SendAckOrNak(RoceAethHeader::ACK, m_ePsn - 1);
+        return;
+    }
+    RoceRethHeader reth;
+    if (IsWrite(bth.opcode) && IsFirst(bth.opcode) && packet->RemoveHeader(reth) == 0)
+    {
+        return; // truncated
+    }
+    const uint32_t trailer = bth.padCount + kRoceIcrcBytes;
+    if (packet->GetSize() < trailer)
+    {
+        return;
+    }
+    const uint32_t len = packet->GetSize() - trailer;
+    uint8_t nak = 0;
+    if (IsFirst(bth.opcode))
+    {
+        m_ctx = Context();
+        m_ctx.active = true;
+        m_ctx.isWrite = IsWrite(bth.opcode);
+        if (m_ctx.isWrite)
+        {
+            m_ctx.address = reth.virtualAddress;
+            m_ctx.key = reth.rkey;
+            m_ctx.length = reth.dmaLength;
+            if (!m_owner->GetLocalMemory()->CheckAccess(reth.rkey, reth.virtualAddress,
+                                                       reth.dmaLength))
+            {
+                m_ctx.status = RdmaStatus::RemoteAccessError;
+                nak = RoceAethHeader::NAK_REMOTE_ACCESS;
+            }
+        }
+        else
+        {
+            if (m_rq.empty())
+            {
+                // Receiver not ready: discard, the requester retries from here.
+                SendAckOrNak(RoceAethHeader::RNR_NAK, m_ePsn);
+                m_ctx.active = false;
+                m_nakSent = true; // later packets are dropped quietly until the retry
+                return;
+            }
+            const RdmaRecvRequest& rr = m_rq.front().rr;
+            m_ctx.address = rr.address;
+            m_ctx.key = rr.lkey;
+            m_ctx.length = rr.length;
+        }
+    }
+    if (!m_ctx.active)
+    {
+        return; // a middle packet with no message under way: corrupt stream
+    }
+    if (m_ctx.status == RdmaStatus::Success)
+    {
+        if (uint64_t(m_ctx.offset) + len > m_ctx.length)
+        {
+            m_ctx.status = m_ctx.isWrite ? RdmaStatus::RemoteAccessError : RdmaStatus::LengthError;
+            nak = m_ctx.isWrite ? RoceAethHeader::NAK_REMOTE_ACCESS
+                                : RoceAethHeader::NAK_INVALID_REQUEST;
+        }
+        else
+        {
+            m_stats.placedBytes += len;
+            if (m_ctx.key != 0)
+            {
+                const RdmaMemoryRegion* region = m_owner->GetLocalMemory()->Find(m_ctx.key);
+                const bool bytes = region && region->HasBytes();
+                if (bytes)
+                {
+                    m_scratch.resize(len);
+                    packet->CopyData(m_scratch.data(), len);
+                }
+                m_owner->GetLocalMemory()->Place(m_ctx.key,
+                                                 m_ctx.address + m_ctx.offset,
+                                                 bytes ? m_scratch.data() : nullptr,
+                                                 len);
+            }
+        }
+    }
+    m_ctx.offset += len;
+    ++m_ePsn;
+    m_nakSent = false;
+    if (nak)
+    {
+        SendAckOrNak(nak, psn);
+    }
+    if (IsLast(bth.opcode))
+    {
+        ++m_msn;
+        if (!m_ctx.isWrite)
+        {
+            const PostedRecv r = m_rq.front();
+            m_rq.pop_front();
+            RdmaCompletion c;
+            c.wrId = r.rr.wrId;
+            c.opcode = RdmaOpcode::Recv;
+            c.status = m_ctx.status;
+            c.stream = r.rr.stream;
+            c.bytes = m_ctx.status == RdmaStatus::Success ? m_ctx.offset : 0;
+            c.posted = r.posted;
+            c.completed = Simulator::Now();
+            m_ctx.active = false;
+            m_owner->ReceiveDone(c);
+        }
+        m_ctx.active = false;
+    }
+    if (++m_sinceAck >= m_config.ackInterval || bth.ackRequest)
+    {
+        m_sinceAck = 0;
+        SendAckOrNak(RoceAethHeader::ACK, m_ePsn - 1);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,259 @@
+// The RoCEv2 baseline: queue pairs (go-back-N), framing, DCQCN. Each test
+// states the number it expects and why.
+#include "dcqcn.h"
+#include "rocev2-connection.h"
+#include "rocev2-transport.h"
+#include "test-metaroce-util.h"
+
+#include "ns3/boolean.h"
+#include "ns3/error-model.h"
+#include "ns3/pointer.h"
+#include "ns3/uinteger.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+
+using namespace ns3;
+using namespace ns3::test;
+
+namespace
+{
+
+constexpr uint32_t kKiB = 1024;
+
+struct RocePair
+{
+    Ptr<Fabric> fabric;
+    std::vector<Ptr<RdmaTransport>> transports;
+    Ptr<RoceV2Connection> a;
+    Ptr<RoceV2Connection> b;
+    std::vector<RdmaCompletion> aDone;
+    std::vector<RdmaCompletion> bDone;
+
+    Ptr<RoceV2Transport> Transport(uint32_t host) const
+    {
+        return DynamicCast<RoceV2Transport>(transports[host]);
+    }
+};
+
+RocePair
+MakeRocePair(const FabricSpec& spec, uint32_t src, uint32_t dst,
+             RdmaTransportHelper helper = RdmaTransportHelper("ns3::RoceV2Transport"))
+{
+    RocePair p;
+    FabricBuilder builder(spec);
+    p.fabric = builder.Build();
+    p.transports = helper.Install(p.fabric);
+    auto [ea, eb] = RdmaTransport::Connect(p.transports[src], p.transports[dst]);
+    p.a = DynamicCast<RoceV2Connection>(ea);
+    p.b = DynamicCast<RoceV2Connection>(eb);
+    p.a->SetCompletionCallback(CollectInto(&p.aDone));
+    p.b->SetCompletionCallback(CollectInto(&p.bDone));
+    return p;
+}
+
+struct Dropper
+{
+    std::function<bool(const RoceBthHeader&, uint32_t)> fn;
+    bool Call(const RoceBthHeader& h, uint32_t plane) { return fn(h, plane); }
+};
+
+} // namespace
+
+TEST_CASE("rocev2: a striped write completes on both planes, one path per QP", "[rocev2]")
+{
+    RocePair p = MakeRocePair(TinySpec(), 0, 3);
+    REQUIRE(p.a->GetNQueuePairs() == 2); // one per plane
+    CHECK(p.a->GetQueuePair(0).GetPlane() == 0);
+    CHECK(p.a->GetQueuePair(1).GetPlane() == 1);
+    const uint32_t rkey = p.b->GetLocalMemory()->Register(0, 1024 * kKiB);
+    p.a->PostWrite(0, 5, 0, rkey, 1024 * kKiB);
+    Simulator::Stop(MilliSeconds(1));
+    Simulator::Run();
+    REQUIRE(p.aDone.size() == 1);
+    CHECK(p.aDone[0].status == RdmaStatus::Success);
+    const RoceV2QpStats s = p.a->GetStats();
+    CHECK(s.packets == 256);                // 1 MiB / 4 KiB, no retransmission
+    CHECK(p.a->GetQueuePair(0).GetStats().packets == 128); // half on each plane
+    CHECK(p.b->GetStats().placedBytes == 1024 * kKiB);
+    // ACKs: every 4th packet and the last of each part: 32 + 32.
+    CHECK(p.b->GetStats().acksSent == 64);
+    // Both planes at line rate: 1 MiB in ~43 us of serialisation plus the RTT.
+    CHECK(p.aDone[0].completed < MicroSeconds(60));
+}
+
+TEST_CASE("rocev2: one lost packet costs go-back-N: everything sent after it is resent",
+          "[rocev2]")
+{
+    RocePair p = MakeRocePair(TinySpec(), 0, 3);
+    uint32_t dropped = 0;
+    Dropper d{[&](const RoceBthHeader& h, uint32_t plane) {
+        if (plane == 0 && h.psn == 20 && dropped == 0)
+        {
+            ++dropped;
+            return true;
+        }
+        return false;
+    }};
+    p.Transport(3)->SetDropFilter(MakeCallback(&Dropper::Call, &d));
+    const uint32_t rkey = p.b->GetLocalMemory()->Register(0, 1024 * kKiB);
+    p.a->PostWrite(0, 5, 0, rkey, 1024 * kKiB);
+    Simulator::Stop(MilliSeconds(1));
+    Simulator::Run();
+    REQUIRE(dropped == 1);
+    REQUIRE(p.aDone.size() == 1);
+    CHECK(p.aDone[0].status == RdmaStatus::Success);
+    const RoceV2QpStats& q0 = p.a->GetQueuePair(0).GetStats();
+    const RoceV2QpStats& r0 = p.b->GetQueuePair(0).GetStats();
+    // One NAK for the gap, although many packets arrive out of order behind it.
+    CHECK(r0.naksSent == 1);
+    CHECK(q0.naksReceived == 1);
+    CHECK(r0.outOfOrder > 1);
+    // The sender rewinds to PSN 20 and resends it and every packet sent
+    // after it before the NAK came back: all the discarded ones, plus the lost one.
+    CHECK(q0.retransmitted == r0.outOfOrder + 1);
+    CHECK(q0.timeouts == 0);
+    INFO("retransmitted " << q0.retransmitted);
+    CHECK(p.b->GetStats().placedBytes == 1024 * kKiB);
+}
+
+TEST_CASE("rocev2: a lost last packet is recovered by the timeout, 4.096 us x 2^8",
+          "[rocev2]")
+{
+    RocePair p = MakeRocePair(TinySpec(), 0, 3);
+    bool dropped = false;
+    Dropper d{[&](const RoceBthHeader& h, uint32_t plane) {
+        if (!dropped && plane == 1 && (h.opcode == RC_WRITE_LAST || h.opcode == RC_WRITE_ONLY))
+        {
+            dropped = true;
+            return true;
+        }
+        return false;
+    }};
+    p.Transport(3)->SetDropFilter(MakeCallback(&Dropper::Call, &d));
+    const uint32_t rkey = p.b->GetLocalMemory()->Register(0, 256 * kKiB);
+    p.a->PostWrite(0, 5, 0, rkey, 256 * kKiB);
+    Simulator::Stop(MilliSeconds(5));
+    Simulator::Run();
+    REQUIRE(dropped);
+    REQUIRE(p.aDone.size() == 1);
+    CHECK(p.aDone[0].status == RdmaStatus::Success);
+    CHECK(p.a->GetQueuePair(1).GetStats().timeouts == 1);
+    // The timer runs from the last ACK (the previous packet's): ~1.049 ms + RTT.
+    CHECK(p.aDone[0].completed > MicroSeconds(1048));
+    CHECK(p.aDone[0].completed < MicroSeconds(1080));
+}
+
+TEST_CASE("rocev2: sends, receives, RNR and errors on the verbs API", "[rocev2]")
+{
+    RdmaTransportHelper h("ns3::RoceV2Transport");
+    h.SetConnectionAttribute("PayloadIntegrity", BooleanValue(true));
+    RocePair p = MakeRocePair(TinySpec(), 0, 3, h);
+    Ptr<RdmaMemory> src = p.a->GetLocalMemory();
+    Ptr<RdmaMemory> dst = p.b->GetLocalMemory();
+    const uint32_t lkey = src->Register(0x1000, 64 * kKiB, true);
+    const uint32_t rkey = dst->Register(0x9000, 64 * kKiB, true);
+    for (uint32_t i = 0; i < 64 * kKiB; ++i)
+    {
+        src->Find(lkey)->bytes[i] = uint8_t(i * 7 + 3);
+    }
+    SECTION("a send posted before its receive completes after it (RNR retry)")
+    {
+        p.a->PostSend(0, 1, 16 * kKiB, 0x1000, lkey);
+        Simulator::Schedule(MicroSeconds(30), [&]() { p.b->PostRecv(0, 9, 0x9000, rkey, 16 * kKiB); });
+        Simulator::Stop(MilliSeconds(1));
+        Simulator::Run();
+        REQUIRE(p.bDone.size() == 1);
+        CHECK(p.bDone[0].status == RdmaStatus::Success);
+        CHECK(p.bDone[0].completed > MicroSeconds(30));
+        CHECK(p.a->GetStats().rnrReceived >= 1);
+        uint32_t wrong = 0;
+        for (uint32_t i = 0; i < 16 * kKiB; ++i)
+        {
+            wrong += dst->Find(rkey)->bytes[i] != uint8_t(i * 7 + 3);
+            wrong += dst->Find(rkey)->writes[i] != 1;
+        }
+        CHECK(wrong == 0);
+    }
+    SECTION("a write with a bad key fails; the next one succeeds")
+    {
+        p.a->PostWrite(0, 1, 0x9000, rkey + 5, 8 * kKiB, 0x1000, lkey);
+        p.a->PostWrite(0, 2, 0x9000, rkey, 8 * kKiB, 0x1000, lkey);
+        Simulator::Stop(MilliSeconds(1));
+        Simulator::Run();
+        REQUIRE(p.aDone.size() == 2);
+        CHECK(p.aDone[0].status == RdmaStatus::RemoteAccessError);
+        CHECK(p.aDone[1].status == RdmaStatus::Success);
+        CHECK(p.b->GetStats().placedBytes == 8 * kKiB);
+    }
+    SECTION("a send longer than its receive fails on both sides")
+    {
+        p.b->PostRecv(0, 9, 0x9000, rkey, 4 * kKiB);
+        p.a->PostSend(0, 1, 8 * kKiB, 0x1000, lkey);
+        Simulator::Stop(MilliSeconds(1));
+        Simulator::Run();
+        REQUIRE(p.aDone.size() == 1);
+        CHECK(p.aDone[0].status == RdmaStatus::LengthError);
+        REQUIRE(p.bDone.size() == 1);
+        CHECK(p.bDone[0].status == RdmaStatus::LengthError);
+    }
+}
+
+TEST_CASE("rocev2: go-back-N efficiency under random loss matches (1-p)/(1-p+Wp)",
+          "[rocev2]")
+{
+    const double loss = GENERATE(0.002, 0.01);
+    RdmaTransportHelper h("ns3::RoceV2Transport");
+    h.SetConnectionAttribute("QueuePairs", UintegerValue(1));
+    h.SetConnectionAttribute("CongestionOps", TypeIdValue(TypeId::LookupByName("ns3::MetaRoceStaticWindow")));
+    RocePair p = MakeRocePair(TinySpec(), 0, 3, h);
+    // The formula's assumptions: every first transmission is lost with
+    // probability p, retransmissions and NAKs never are. The filter drops
+    // only packets with a PSN never seen before.
+    Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+    u->SetStream(77);
+    int64_t highest = -1;
+    uint32_t drops = 0;
+    Dropper d{[&](const RoceBthHeader& b, uint32_t) {
+        if (int64_t(b.psn) <= highest)
+        {
+            return false;
+        }
+        highest = b.psn;
+        const bool drop = u->GetValue() < loss;
+        drops += drop ? 1 : 0;
+        return drop;
+    }};
+    p.Transport(3)->SetDropFilter(MakeCallback(&Dropper::Call, &d));
+    const uint32_t rkey = p.b->GetLocalMemory()->Register(0, 64 * 1024 * kKiB);
+    p.a->PostWrite(0, 5, 0, rkey, 64 * 1024 * kKiB); // 16,384 packets
+    Simulator::Stop(MilliSeconds(100));
+    Simulator::Run();
+    REQUIRE(p.aDone.size() == 1);
+    const RoceV2QpStats& q = p.a->GetQueuePair(0).GetStats();
+    // A first transmission lost inside a gap already being repaired costs no
+    // NAK of its own (it would be discarded anyway): NAKs <= drops.
+    CHECK(q.naksReceived <= drops);
+    const double efficiency = 16384.0 / double(q.packets);
+    // W: packets in flight past the lost one when its NAK returns (line rate x
+    // RTT here: no congestion control, the QP has no window).
+    const double w = double(q.rewoundPackets) / double(q.naksReceived);
+    const double analytic = (1 - loss) / (1 - loss + w * loss);
+    INFO("loss " << loss << " drops " << drops << " W " << w << " efficiency " << efficiency
+                 << " analytic " << analytic << " timeouts " << q.timeouts);
+    CHECK(q.timeouts == 0);
+    CHECK(w >= 25); // 100 Gb/s x ~10 us RTT / 4,210 line bytes per packet ~ 30
+    CHECK(w <= 35);
+    // The formula charges W resent packets to every loss. Go-back-N gets the
+    // losses that fall inside a window already being rewound for free (those
+    // packets would be discarded anyway), so the formula is a lower bound...
+    CHECK(efficiency >= analytic);
+    // ...and discounting those, a loss costs W only if none of the W packets
+    // before it was lost: p -> p (1-p)^W. Within 3 % of that (the measured W
+    // varies by a packet or two around its mean).
+    const double overlapFree = (1 - loss) / (1 - loss + w * loss * std::pow(1 - loss, w));
+    INFO("with overlapping losses free: " << overlapFree);
+    CHECK(efficiency == Approx(overlapFree).epsilon(0.03));
+}
