@@ -9,6 +9,8 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <cmath>
+
 namespace ns3
 {
 
@@ -73,6 +75,35 @@ RoceV2Connection::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&RoceV2Connection::m_payloadIntegrity),
                           MakeBooleanChecker())
+            .AddAttribute("SelectiveRepeat",
+                          "Loss recovery: false = go-back-N (RoCEv2 NICs), true = IRN's "
+                          "selective repeat with a BDP cap (run without PFC)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceV2Connection::m_selectiveRepeat),
+                          MakeBooleanChecker())
+            .AddAttribute("BdpCapPackets",
+                          "Selective repeat: cap on packets in flight per QP (IRN's BDP-FC); "
+                          "0 = the plane's line rate x BdpRtt / MTU",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceV2Connection::m_bdpCapPackets),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("BdpRtt",
+                          "Selective repeat: the round trip the BDP cap is sized for (the "
+                          "64-host fabric's longest base RTT, ~10 us, with margin)",
+                          TimeValue(MicroSeconds(12)),
+                          MakeTimeAccessor(&RoceV2Connection::m_bdpRtt),
+                          MakeTimeChecker())
+            .AddAttribute("RtoLow",
+                          "Selective repeat: timeout with at most three packets in flight "
+                          "(IRN: 100 us)",
+                          TimeValue(MicroSeconds(100)),
+                          MakeTimeAccessor(&RoceV2Connection::m_rtoLow),
+                          MakeTimeChecker())
+            .AddAttribute("RtoHigh",
+                          "Selective repeat: timeout otherwise (IRN: 320 us)",
+                          TimeValue(MicroSeconds(320)),
+                          MakeTimeAccessor(&RoceV2Connection::m_rtoHigh),
+                          MakeTimeChecker())
             .AddAttribute("CongestionOps",
                           "Congestion-control policy (an RdmaCongestionOps TypeId)",
                           TypeIdValue(Dcqcn::GetTypeId()),
@@ -108,6 +139,18 @@ RoceV2Connection::Setup(Ptr<RoceV2Transport> transport, uint32_t remoteHost)
     m_config.maxInflightPackets = m_maxInflightPackets;
     m_config.ecnCapable = m_ecnCapable;
     m_config.payloadIntegrity = m_payloadIntegrity;
+    m_config.selectiveRepeat = m_selectiveRepeat;
+    m_config.rtoLow = m_rtoLow;
+    m_config.rtoHigh = m_rtoHigh;
+    m_config.bdpCapPackets = m_bdpCapPackets;
+    if (m_selectiveRepeat && m_bdpCapPackets == 0)
+    {
+        const double bdpBytes =
+            double(transport->GetNic()->GetPort(0)->GetDataRate().GetBitRate()) / 8 *
+            m_bdpRtt.GetSeconds();
+        m_config.bdpCapPackets =
+            std::max<uint32_t>(1, uint32_t(std::ceil(bdpBytes / m_payloadSize)));
+    }
     NS_ABORT_MSG_IF(!m_ccTypeId.IsChildOf(RdmaCongestionOps::GetTypeId()),
                     "RoceV2Connection::CongestionOps: " << m_ccTypeId.GetName()
                                                         << " is not an RdmaCongestionOps");

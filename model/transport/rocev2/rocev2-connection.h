@@ -85,6 +85,11 @@ class RoceV2Connection : public RdmaConnection
     uint32_t m_maxInflightPackets;
     bool m_ecnCapable;
     bool m_payloadIntegrity;
+    bool m_selectiveRepeat;
+    uint32_t m_bdpCapPackets;
+    Time m_bdpRtt;
+    Time m_rtoLow;
+    Time m_rtoHigh;
     RoceV2QueuePair::Config m_config; //!< the above, handed to each QP
     TypeId m_ccTypeId;
     Ptr<RdmaCongestionOps> m_ccOps;

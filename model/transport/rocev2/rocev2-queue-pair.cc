@@ -89,6 +89,10 @@ void
 RoceV2QueuePair::PostSegment(const Segment& seg)
 {
     Segment s = seg;
+    if (s.opcode == RdmaOpcode::Send)
+    {
+        s.recvSeq = m_sendSeq++;
+    }
     s.firstPsn = m_end;
     s.packets = std::max(1u, (s.length + m_config.payloadSize - 1) / m_config.payloadSize);
     m_end += s.packets;
@@ -126,17 +130,42 @@ RoceV2QueuePair::Kick()
     m_transport->GetScheduler()->Activate(m_schedulerIndex, m_plane);
 }
 
+namespace
+{
+constexpr uint8_t kSacked = 1;
+constexpr uint8_t kRetransmitted = 2;
+} // namespace
+
 Ptr<Packet>
 RoceV2QueuePair::PullPacket(uint32_t plane, FrameAddress& addr)
 {
     const int64_t now = Simulator::Now().GetPicoSeconds();
-    if (m_nxt >= m_end)
+    const bool sr = m_config.selectiveRepeat;
+    // Selective repeat: a lost packet first (its PSN still unacknowledged).
+    int64_t retx = -1;
+    while (sr && !m_retxQueue.empty() && retx < 0)
     {
-        return nullptr;
+        const uint32_t psn = m_retxQueue.front();
+        if (psn >= m_una && psn < m_nxt && !(m_txFlags[psn - m_una] & kSacked))
+        {
+            retx = psn;
+        }
+        else
+        {
+            m_retxQueue.pop_front();
+        }
     }
-    if (m_config.maxInflightPackets > 0 && m_nxt - m_una >= m_config.maxInflightPackets)
+    if (retx < 0)
     {
-        return nullptr; // an ACK reactivates the QP
+        if (m_nxt >= m_end)
+        {
+            return nullptr;
+        }
+        const uint32_t cap = sr ? m_config.bdpCapPackets : m_config.maxInflightPackets;
+        if (cap > 0 && m_nxt - m_una >= cap)
+        {
+            return nullptr; // an ACK reactivates the QP
+        }
     }
     const int64_t wait = std::max(m_rnrUntilPs, m_nextSendPs);
     if (now < wait)
@@ -147,9 +176,46 @@ RoceV2QueuePair::PullPacket(uint32_t plane, FrameAddress& addr)
         }
         return nullptr;
     }
-    Segment* seg = SegmentOf(m_nxt);
+    uint32_t psn;
+    if (retx >= 0)
+    {
+        m_retxQueue.pop_front();
+        psn = uint32_t(retx);
+    }
+    else
+    {
+        psn = m_nxt++;
+        if (sr)
+        {
+            m_txFlags.push_back(0);
+        }
+    }
+    Ptr<Packet> p = BuildDataPacket(psn, addr);
+    if (psn < m_highestSent)
+    {
+        ++m_stats.retransmitted;
+    }
+    m_highestSent = std::max(m_highestSent, m_nxt);
+    m_maxInFlight = std::max(m_maxInFlight, m_nxt - m_una);
+    const uint32_t wire = WireBytes(p->GetSize() + kFrameHeaderBytes);
+    m_ccOps->PacketSent(*m_connCc, m_cc, wire);
+    const uint64_t rate = m_ccOps->PacingRate(&m_cc, 0, m_lineBps);
+    m_nextSendPs = rate < m_lineBps ? std::max(now, m_nextSendPs) +
+                                          int64_t(double(wire) * 8e12 / double(rate))
+                                    : 0;
+    if (m_rtoDeadlinePs == 0)
+    {
+        ArmRto();
+    }
+    return p;
+}
+
+Ptr<Packet>
+RoceV2QueuePair::BuildDataPacket(uint32_t psn, FrameAddress& addr)
+{
+    Segment* seg = SegmentOf(psn);
     NS_ASSERT(seg);
-    const uint32_t k = m_nxt - seg->firstPsn;
+    const uint32_t k = psn - seg->firstPsn;
     const uint32_t offset = k * m_config.payloadSize;
     const uint32_t len = std::min(m_config.payloadSize, seg->length - offset);
     const bool first = k == 0;
@@ -164,7 +230,16 @@ RoceV2QueuePair::PullPacket(uint32_t plane, FrameAddress& addr)
     Ptr<Packet> p = bytes ? Create<Packet>(bytes, len) : Create<Packet>(len);
     const uint8_t pad = (4 - len % 4) % 4;
     p->AddPaddingAtEnd(pad + kRoceIcrcBytes);
-    if (write && first)
+    if (m_config.selectiveRepeat)
+    {
+        // IRN's extension: every packet says where it goes.
+        RoceRethHeader reth;
+        reth.virtualAddress = write ? seg->remoteAddress + offset : offset;
+        reth.rkey = write ? seg->rkey : seg->recvSeq;
+        reth.dmaLength = seg->length;
+        p->AddHeader(reth);
+    }
+    else if (write && first)
     {
         RoceRethHeader reth;
         reth.virtualAddress = seg->remoteAddress;
@@ -184,30 +259,12 @@ RoceV2QueuePair::PullPacket(uint32_t plane, FrameAddress& addr)
     bth.padCount = pad;
     bth.destQp = m_peerQpn;
     bth.ackRequest = last;
-    bth.psn = m_nxt & kRocePsnMask;
+    bth.psn = psn & kRocePsnMask;
     p->AddHeader(bth);
-
-    if (m_nxt < m_highestSent)
-    {
-        ++m_stats.retransmitted;
-    }
-    ++m_nxt;
-    m_highestSent = std::max(m_highestSent, m_nxt);
-    m_maxInFlight = std::max(m_maxInFlight, m_nxt - m_una);
     ++m_stats.packets;
     m_stats.payloadBytes += len;
     addr = m_transport->DataAddress(m_owner->GetRemoteHost(), m_plane, m_srcPort);
     addr.ecn = m_config.ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
-    const uint32_t wire = WireBytes(p->GetSize() + kFrameHeaderBytes);
-    m_ccOps->PacketSent(*m_connCc, m_cc, wire);
-    const uint64_t rate = m_ccOps->PacingRate(&m_cc, 0, m_lineBps);
-    m_nextSendPs = rate < m_lineBps ? std::max(now, m_nextSendPs) +
-                                          int64_t(double(wire) * 8e12 / double(rate))
-                                    : 0;
-    if (m_rtoDeadlinePs == 0)
-    {
-        ArmRto();
-    }
     return p;
 }
 
@@ -215,6 +272,7 @@ void
 RoceV2QueuePair::ReceiveAck(const RoceBthHeader& bth, const RoceAethHeader& aeth)
 {
     ++m_stats.acksReceived;
+    const bool sr = m_config.selectiveRepeat;
     const uint32_t psn = Unwrap(bth.psn, m_una);
     if (psn + 1 < m_una || psn > m_end)
     {
@@ -223,38 +281,104 @@ RoceV2QueuePair::ReceiveAck(const RoceBthHeader& bth, const RoceAethHeader& aeth
     if (aeth.IsAck())
     {
         AdvanceUna(psn + 1);
+        if (sr && m_inRecovery)
+        {
+            QueueNextLost();
+        }
     }
     else if (aeth.IsRnr())
     {
         ++m_stats.rnrReceived;
-        AdvanceUna(psn);
-        GoBack(psn);
         m_rnrUntilPs = Simulator::Now().GetPicoSeconds() + m_config.rnrDelay.GetPicoSeconds();
+        if (sr)
+        {
+            // Only that packet was refused: resend it after the delay.
+            m_retxQueue.push_front(psn);
+        }
+        else
+        {
+            AdvanceUna(psn);
+            GoBack(psn);
+        }
     }
     else if (aeth.syndrome == RoceAethHeader::NAK_PSN_SEQUENCE)
     {
         ++m_stats.naksReceived;
-        AdvanceUna(psn);
-        if (psn < m_nxt)
+        if (sr)
         {
-            m_stats.rewoundPackets += m_nxt - psn;
-            m_ccOps->PacketsLost(*m_connCc, m_cc, m_nxt - psn);
+            // IRN NACK: cumulative PSN in the BTH, the PSN it acknowledges in the MSN field.
+            SelectiveAck(psn, Unwrap(aeth.msn, m_una));
         }
-        GoBack(psn);
+        else
+        {
+            AdvanceUna(psn);
+            if (psn < m_nxt)
+            {
+                m_stats.rewoundPackets += m_nxt - psn;
+                m_ccOps->PacketsLost(*m_connCc, m_cc, m_nxt - psn);
+            }
+            GoBack(psn);
+        }
     }
     else
     {
         // Remote access or invalid request: that request fails; the responder
-        // consumed the packet, so everything up to it is acknowledged.
+        // consumed the packet.
         if (Segment* s = SegmentOf(psn))
         {
             s->status = aeth.syndrome == RoceAethHeader::NAK_REMOTE_ACCESS
                             ? RdmaStatus::RemoteAccessError
                             : RdmaStatus::LengthError;
         }
-        AdvanceUna(psn + 1);
+        if (sr)
+        {
+            if (psn >= m_una && psn < m_nxt)
+            {
+                m_txFlags[psn - m_una] |= kSacked;
+            }
+        }
+        else
+        {
+            AdvanceUna(psn + 1);
+        }
     }
     Kick();
+}
+
+void
+RoceV2QueuePair::SelectiveAck(uint32_t cumulative, int64_t sacked)
+{
+    AdvanceUna(cumulative);
+    if (sacked >= int64_t(m_una) && sacked < int64_t(m_nxt))
+    {
+        m_txFlags[sacked - m_una] |= kSacked;
+        m_highestSacked = std::max(m_highestSacked, uint32_t(sacked));
+    }
+    if (!m_inRecovery)
+    {
+        m_inRecovery = true;
+        m_recoveryPoint = m_nxt;
+        m_ccOps->PacketsLost(*m_connCc, m_cc, 1);
+    }
+    QueueNextLost();
+}
+
+void
+RoceV2QueuePair::QueueNextLost()
+{
+    // IRN: in recovery, each ACK or NACK releases the next lost packet: the
+    // lowest PSN below the highest selectively acknowledged one that is
+    // neither acknowledged nor already resent in this recovery.
+    for (uint32_t psn = m_una; psn < m_highestSacked && psn < m_nxt; ++psn)
+    {
+        uint8_t& f = m_txFlags[psn - m_una];
+        if (!(f & (kSacked | kRetransmitted)))
+        {
+            f |= kRetransmitted;
+            m_retxQueue.push_back(psn);
+            return;
+        }
+    }
 }
 
 void
@@ -264,7 +388,19 @@ RoceV2QueuePair::AdvanceUna(uint32_t una)
     {
         return;
     }
-    m_una = std::min(una, m_end);
+    const uint32_t newUna = std::min(una, m_end);
+    if (m_config.selectiveRepeat)
+    {
+        for (uint32_t p = m_una; p < newUna && !m_txFlags.empty(); ++p)
+        {
+            m_txFlags.pop_front();
+        }
+        if (m_inRecovery && newUna >= m_recoveryPoint)
+        {
+            m_inRecovery = false;
+        }
+    }
+    m_una = newUna;
     if (m_nxt < m_una)
     {
         m_nxt = m_una;
@@ -295,8 +431,13 @@ RoceV2QueuePair::GoBack(uint32_t psn)
 void
 RoceV2QueuePair::ArmRto()
 {
-    const int64_t rtoPs =
+    int64_t rtoPs =
         int64_t(4096000) << std::min<uint32_t>(m_config.timeoutExponent, 31); // 4.096 us x 2^exp
+    if (m_config.selectiveRepeat)
+    {
+        rtoPs = (m_nxt - m_una <= m_config.rtoLowThreshold ? m_config.rtoLow : m_config.rtoHigh)
+                    .GetPicoSeconds();
+    }
     m_rtoDeadlinePs = Simulator::Now().GetPicoSeconds() + rtoPs;
     if (!m_rtoEvent.IsRunning())
     {
@@ -332,10 +473,31 @@ RoceV2QueuePair::RtoExpired()
             m_owner->SegmentDone(s.message, RdmaStatus::RetryExceeded);
         }
         m_una = m_nxt = m_end;
+        m_txFlags.clear();
+        m_retxQueue.clear();
         m_rtoDeadlinePs = 0;
         return;
     }
-    GoBack(m_una);
+    if (m_config.selectiveRepeat)
+    {
+        // Everything unacknowledged is presumed lost and resent (once each).
+        m_retxQueue.clear();
+        for (uint32_t psn = m_una; psn < m_nxt; ++psn)
+        {
+            uint8_t& f = m_txFlags[psn - m_una];
+            if (!(f & kSacked))
+            {
+                f |= kRetransmitted;
+                m_retxQueue.push_back(psn);
+            }
+        }
+        m_inRecovery = true;
+        m_recoveryPoint = m_nxt;
+    }
+    else
+    {
+        GoBack(m_una);
+    }
     m_rtoDeadlinePs = 0;
     ArmRto();
     Kick();
@@ -381,13 +543,13 @@ RoceV2QueuePair::PostRecv(const RdmaRecvRequest& rr)
 }
 
 void
-RoceV2QueuePair::SendAckOrNak(uint8_t syndrome, uint32_t psn)
+RoceV2QueuePair::SendAckOrNak(uint8_t syndrome, uint32_t psn, int64_t msn)
 {
     Ptr<Packet> p = Create<Packet>();
     p->AddPaddingAtEnd(kRoceIcrcBytes);
     RoceAethHeader aeth;
     aeth.syndrome = syndrome;
-    aeth.msn = m_msn & kRocePsnMask;
+    aeth.msn = uint32_t(msn < 0 ? m_msn : msn) & kRocePsnMask;
     p->AddHeader(aeth);
     RoceBthHeader bth;
     bth.opcode = RC_ACKNOWLEDGE;
@@ -424,6 +586,11 @@ RoceV2QueuePair::ReceiveData(const RoceBthHeader& bth, Ptr<Packet> packet, bool 
         m_transport->SendControl(cnp, m_plane, m_owner->GetRemoteHost(), m_srcPort);
     }
     const uint32_t psn = Unwrap(bth.psn, m_ePsn);
+    if (m_config.selectiveRepeat)
+    {
+        ReceiveInOrderOrPlaced(bth, packet, psn);
+        return;
+    }
     if (psn > m_ePsn)
     {
         ++m_stats.outOfOrder;
@@ -548,6 +715,149 @@ RoceV2QueuePair::ReceiveData(const RoceBthHeader& bth, Ptr<Packet> packet, bool 
         m_sinceAck = 0;
         SendAckOrNak(RoceAethHeader::ACK, m_ePsn - 1);
     }
+}
+
+void
+RoceV2QueuePair::ReceiveInOrderOrPlaced(const RoceBthHeader& bth, Ptr<Packet> packet, uint32_t psn)
+{
+    if (psn < m_ePsn)
+    {
+        ++m_stats.duplicates;
+        SendAckOrNak(RoceAethHeader::ACK, m_ePsn - 1);
+        return;
+    }
+    const uint32_t idx = psn - m_ePsn;
+    const uint32_t window = std::max<uint32_t>(2 * m_config.bdpCapPackets, 1024);
+    if (idx >= window)
+    {
+        ++m_stats.outOfOrder; // beyond what the responder tracks: dropped
+        return;
+    }
+    if (idx < m_ahead.size() && m_ahead[idx].received)
+    {
+        ++m_stats.duplicates;
+        SendAckOrNak(RoceAethHeader::NAK_PSN_SEQUENCE, m_ePsn, psn);
+        return;
+    }
+    RoceRethHeader reth;
+    if (packet->RemoveHeader(reth) == 0 || packet->GetSize() < bth.padCount + kRoceIcrcBytes)
+    {
+        return; // truncated
+    }
+    const uint32_t len = packet->GetSize() - bth.padCount - kRoceIcrcBytes;
+    Ahead a;
+    a.received = true;
+    uint8_t nak = 0;
+    uint32_t key = 0;
+    uint64_t address = 0;
+    if (IsWrite(bth.opcode))
+    {
+        key = reth.rkey;
+        address = reth.virtualAddress;
+        if (!m_owner->GetLocalMemory()->CheckAccess(key, address, len))
+        {
+            a.status = RdmaStatus::RemoteAccessError;
+            nak = RoceAethHeader::NAK_REMOTE_ACCESS;
+        }
+    }
+    else
+    {
+        const uint32_t recvSeq = reth.rkey;
+        if (recvSeq < m_recvSeq)
+        {
+            ++m_stats.duplicates;
+            SendAckOrNak(RoceAethHeader::ACK, m_ePsn - 1);
+            return;
+        }
+        if (recvSeq - m_recvSeq >= m_rq.size())
+        {
+            SendAckOrNak(RoceAethHeader::RNR_NAK, psn); // only this packet is refused
+            return;
+        }
+        PostedRecv& r = m_rq[recvSeq - m_recvSeq];
+        if (reth.dmaLength > r.rr.length)
+        {
+            r.status = RdmaStatus::LengthError;
+            a.status = RdmaStatus::LengthError;
+            nak = RoceAethHeader::NAK_INVALID_REQUEST;
+        }
+        key = r.rr.lkey;
+        address = r.rr.address + reth.virtualAddress; // the packet's offset in the message
+        a.lastOfSend = IsLast(bth.opcode);
+        a.sendBytes = reth.dmaLength;
+    }
+    if (a.status == RdmaStatus::Success)
+    {
+        m_stats.placedBytes += len;
+        if (key != 0)
+        {
+            const RdmaMemoryRegion* region = m_owner->GetLocalMemory()->Find(key);
+            const bool bytes = region && region->HasBytes();
+            if (bytes)
+            {
+                m_scratch.resize(len);
+                packet->CopyData(m_scratch.data(), len);
+            }
+            m_owner->GetLocalMemory()->Place(key, address, bytes ? m_scratch.data() : nullptr, len);
+        }
+    }
+    if (nak)
+    {
+        SendAckOrNak(nak, psn);
+    }
+    if (idx > 0)
+    {
+        // Placed out of order; IRN NACK: cumulative PSN, and this one.
+        while (m_ahead.size() <= idx)
+        {
+            m_ahead.push_back(Ahead());
+        }
+        m_ahead[idx] = a;
+        ++m_stats.outOfOrder;
+        SendAckOrNak(RoceAethHeader::NAK_PSN_SEQUENCE, m_ePsn, psn);
+        return;
+    }
+    // In order: this packet, then every one already placed behind it.
+    if (!m_ahead.empty())
+    {
+        m_ahead.pop_front();
+    }
+    ++m_ePsn;
+    ApplyInOrder(a);
+    while (!m_ahead.empty() && m_ahead.front().received)
+    {
+        const Ahead next = m_ahead.front();
+        m_ahead.pop_front();
+        ++m_ePsn;
+        ApplyInOrder(next);
+    }
+    if (++m_sinceAck >= m_config.ackInterval || bth.ackRequest || !m_ahead.empty())
+    {
+        m_sinceAck = 0;
+        SendAckOrNak(RoceAethHeader::ACK, m_ePsn - 1);
+    }
+}
+
+void
+RoceV2QueuePair::ApplyInOrder(const Ahead& a)
+{
+    if (!a.lastOfSend)
+    {
+        return;
+    }
+    ++m_msn;
+    const PostedRecv r = m_rq.front();
+    m_rq.pop_front();
+    ++m_recvSeq;
+    RdmaCompletion c;
+    c.wrId = r.rr.wrId;
+    c.opcode = RdmaOpcode::Recv;
+    c.status = r.status != RdmaStatus::Success ? r.status : a.status;
+    c.stream = r.rr.stream;
+    c.bytes = c.status == RdmaStatus::Success ? a.sendBytes : 0;
+    c.posted = r.posted;
+    c.completed = Simulator::Now();
+    m_owner->ReceiveDone(c);
 }
 
 } // namespace ns3

@@ -20,6 +20,17 @@
  *   the outstanding work (IB's retry_cnt). Its rate comes from the
  *   congestion policy (DCQCN by default).
  *
+ * Selective repeat (Config::selectiveRepeat, IRN: Mittal et al., "Revisiting
+ * Network Support for RDMA", SIGCOMM 2018): the responder places
+ * out-of-order packets (every packet carries a RETH naming where it goes; a
+ * send's carries the receive's sequence number and offset, IRN's header
+ * extension) and answers each with a NACK carrying the cumulative PSN (BTH)
+ * and the PSN it selectively acknowledges (in the AETH's MSN field); the
+ * requester keeps a SACK bitmap, retransmits one lost packet per ACK/NACK in
+ * recovery, caps its in-flight packets at the bandwidth-delay product
+ * (BDP-FC) and uses IRN's two timeouts (RTO_low with at most three packets in
+ * flight, RTO_high otherwise). Meant to run without PFC.
+ *
  * Deviation from a real RC QP, for experiments' sake: a remote access or
  * length error fails that request only; the QP carries on (a real QP enters
  * the error state and flushes every later request).
@@ -77,6 +88,12 @@ class RoceV2QueuePair : public NicTxClient
         uint32_t maxInflightPackets = 0;
         bool ecnCapable = true;
         bool payloadIntegrity = false;
+        // Selective repeat (IRN, Mittal et al., SIGCOMM 2018)
+        bool selectiveRepeat = false;
+        uint32_t bdpCapPackets = 0; //!< in-flight cap (IRN's BDP-FC); 0: none
+        Time rtoLow;                //!< IRN's timeout with few packets in flight
+        Time rtoHigh;               //!< IRN's timeout otherwise
+        uint32_t rtoLowThreshold = 3;
     };
 
     /** Part of a work request given to this QP (a whole message, or a stripe of a write). */
@@ -91,6 +108,7 @@ class RoceV2QueuePair : public NicTxClient
         uint32_t rkey = 0;
         uint32_t firstPsn = 0;
         uint32_t packets = 0;
+        uint32_t recvSeq = 0; //!< Send: the receive it fills (selective repeat's header)
         RdmaStatus status = RdmaStatus::Success;
     };
 
@@ -123,7 +141,19 @@ class RoceV2QueuePair : public NicTxClient
     void Dispose();
 
   private:
+    struct Ahead
+    {
+        bool received = false;
+        bool lastOfSend = false;
+        RdmaStatus status = RdmaStatus::Success;
+        uint32_t sendBytes = 0;
+    };
     uint32_t Unwrap(uint32_t wirePsn, uint32_t reference) const;
+    Ptr<Packet> BuildDataPacket(uint32_t psn, FrameAddress& addr);
+    void SelectiveAck(uint32_t cumulative, int64_t sacked);
+    void QueueNextLost();
+    void ReceiveInOrderOrPlaced(const RoceBthHeader& bth, Ptr<Packet> packet, uint32_t psn);
+    void ApplyInOrder(const Ahead& a);
     Segment* SegmentOf(uint32_t psn);
     void AdvanceUna(uint32_t una);
     void GoBack(uint32_t psn);
@@ -132,7 +162,8 @@ class RoceV2QueuePair : public NicTxClient
     void ArmCcTimer();
     void CcTimer();
     void Kick();
-    void SendAckOrNak(uint8_t syndrome, uint32_t psn);
+    /** \p msn < 0: the QP's MSN; otherwise (IRN NACK) the selectively acknowledged PSN. */
+    void SendAckOrNak(uint8_t syndrome, uint32_t psn, int64_t msn = -1);
 
     RoceV2Connection* m_owner;
     Ptr<RoceV2Transport> m_transport;
@@ -156,6 +187,12 @@ class RoceV2QueuePair : public NicTxClient
     uint32_t m_maxInFlight = 0;
     size_t m_cursor = 0;            //!< index of the segment holding m_nxt
     uint32_t m_retries = 0;
+    // Selective repeat (requester)
+    RingBuffer<uint8_t> m_txFlags; //!< per PSN in [una, nxt): kSacked | kRetransmitted
+    RingBuffer<uint32_t> m_retxQueue;
+    bool m_inRecovery = false;
+    uint32_t m_recoveryPoint = 0;
+    uint32_t m_highestSacked = 0;
     int64_t m_rnrUntilPs = 0;
     int64_t m_nextSendPs = 0;
     int64_t m_rtoDeadlinePs = 0;
@@ -168,6 +205,7 @@ class RoceV2QueuePair : public NicTxClient
     {
         RdmaRecvRequest rr;
         Time posted;
+        RdmaStatus status = RdmaStatus::Success;
     };
     struct Context
     {
@@ -186,6 +224,10 @@ class RoceV2QueuePair : public NicTxClient
     int64_t m_lastCnpPs = INT64_MIN / 2;
     Context m_ctx;
     RingBuffer<PostedRecv> m_rq;
+    // Selective repeat (responder): per PSN from m_ePsn, what arrived ahead
+    RingBuffer<Ahead> m_ahead; //!< index i: PSN m_ePsn + i
+    uint32_t m_recvSeq = 0;    //!< receive sequence number of m_rq.front()
+    uint32_t m_sendSeq = 0;    //!< requester: next send's receive sequence number
     std::vector<uint8_t> m_scratch;
 
     RoceV2QpStats m_stats;
