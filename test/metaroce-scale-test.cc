@@ -38,11 +38,6 @@ TEST_CASE("scale: all-to-all on 64 hosts x 8 planes, 4032 connections", "[.scale
         }
     }
     const double rssConnected = RunMetrics::PeakRssMb();
-    for (auto& c : conns)
-    {
-        const uint32_t rkey = 0; // filled below on the peer
-        (void)rkey;
-    }
     for (uint32_t k = 0; k < conns.size(); k += 2)
     {
         const uint32_t rkeyB = conns[k + 1]->GetLocalMemory()->Register(uint64_t(k) << 24, size);
