@@ -81,6 +81,12 @@ class RdmaConnection : public Object
     uint64_t GetCompletedCount() const { return m_completed; }
     /** Bytes of successfully completed Writes and Sends (the sender's goodput). */
     uint64_t GetCompletedBytes() const { return m_completedBytes; }
+    /** Payload bytes placed at this endpoint by its peer, duplicates excluded. */
+    virtual uint64_t GetDeliveredBytes() const = 0;
+    /** Data packets this endpoint sent, retransmissions included. */
+    virtual uint64_t GetSentPackets() const = 0;
+    /** Data packets this endpoint sent again (any recovery scheme). */
+    virtual uint64_t GetRetransmittedPackets() const = 0;
 
   protected:
     void DoDispose() override;

@@ -110,6 +110,13 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     void PostRecv(const RdmaRecvRequest& rr) override;
     using RdmaConnection::PostRecv;
 
+    uint64_t GetDeliveredBytes() const override { return m_receiver.GetStats().placedBytes; }
+    uint64_t GetSentPackets() const override { return m_stats.dataPackets; }
+    uint64_t GetRetransmittedPackets() const override
+    {
+        return m_stats.retransmissions + m_stats.resent;
+    }
+
     // NicTxClient
     Ptr<Packet> PullPacket(uint32_t plane, FrameAddress& addr) override;
 

@@ -47,6 +47,10 @@ class RoceV2Connection : public RdmaConnection
     void PostRecv(const RdmaRecvRequest& rr) override;
     using RdmaConnection::PostRecv;
 
+    uint64_t GetDeliveredBytes() const override { return GetStats().placedBytes; }
+    uint64_t GetSentPackets() const override { return GetStats().packets; }
+    uint64_t GetRetransmittedPackets() const override { return GetStats().retransmitted; }
+
     uint32_t GetNQueuePairs() const { return m_qps.size(); }
     RoceV2QueuePair& GetQueuePair(uint32_t i) { return *m_qps[i]; }
     const RoceV2QueuePair& GetQueuePair(uint32_t i) const { return *m_qps[i]; }
