@@ -1,0 +1,446 @@
+#include "experiment-spec.h"
+
+#include "ns3/attribute.h"
+#include "ns3/type-id.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace ns3
+{
+
+namespace fs = std::filesystem;
+
+namespace
+{
+
+constexpr uint64_t kMaxDurationNs = uint64_t(3600) * 1000000000; // an hour of simulated time
+constexpr uint64_t kMaxMessageBytes = uint64_t(1) << 32;         // 4 GiB (32-bit lengths)
+
+std::string
+TransportTypeId(const std::string& transport)
+{
+    return transport == "metaroce" ? "ns3::MetaRoceTransport" : "ns3::RoceV2Transport";
+}
+
+/** Checks "ns3::Type::Attribute" = value against ns-3's own attribute system. */
+void
+CheckAttribute(const JsonReader& r, const std::string& name, const std::string& value)
+{
+    const size_t sep = name.rfind("::");
+    if (sep == std::string::npos || sep == 0)
+    {
+        r.Fail("an attribute name of the form ns3::TypeName::AttributeName");
+    }
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(name.substr(0, sep), &tid))
+    {
+        r.Fail("an attribute of a known ns-3 type (no type \"" + name.substr(0, sep) + "\")");
+    }
+    TypeId::AttributeInformation info;
+    if (!tid.LookupAttributeByName(name.substr(sep + 2), &info))
+    {
+        r.Fail("an attribute " + tid.GetName() + " has (it has no \"" + name.substr(sep + 2) +
+               "\")");
+    }
+    Ptr<AttributeValue> v = info.checker->Create();
+    if (!v->DeserializeFromString(value, info.checker) || !info.checker->Check(*v))
+    {
+        r.Fail("a valid " + info.checker->GetValueTypeName() + " for " + name,
+               JsonReader::Describe(r.Json()));
+    }
+}
+
+std::string
+ValueAsString(const JsonReader& r)
+{
+    const nlohmann::json& j = r.Json();
+    if (j.is_string())
+    {
+        return j.get<std::string>();
+    }
+    if (j.is_boolean())
+    {
+        return j.get<bool>() ? "true" : "false";
+    }
+    if (j.is_number_unsigned() || j.is_number_integer() || j.is_number_float())
+    {
+        return j.dump();
+    }
+    r.Fail("a string, number or boolean attribute value");
+}
+
+ExperimentWorkload
+ParseWorkload(JsonReader w)
+{
+    w.ExpectObject({"type",
+                    "message_bytes",
+                    "outstanding",
+                    "messages_per_flow",
+                    "senders",
+                    "receiver",
+                    "flows",
+                    "ranks",
+                    "iterations",
+                    "slices",
+                    "bytes",
+                    "start"});
+    ExperimentWorkload out;
+    out.type = w["type"].AsString();
+    static const std::vector<std::string> types = {"permutation",
+                                                   "bulk",
+                                                   "incast",
+                                                   "all_to_all",
+                                                   "all_reduce"};
+    if (std::find(types.begin(), types.end(), out.type) == types.end())
+    {
+        w["type"].Fail("one of \"permutation\", \"bulk\", \"incast\", \"all_to_all\", "
+                       "\"all_reduce\"");
+    }
+    if (w["message_bytes"].IsPresent())
+    {
+        out.messageBytes = w["message_bytes"].AsUnsigned(1, kMaxMessageBytes - 1, "a message "
+                                                         "length is 32 bits");
+    }
+    if (w["bytes"].IsPresent())
+    {
+        out.messageBytes = w["bytes"].AsUnsigned(1, uint64_t(1) << 40);
+    }
+    if (w["outstanding"].IsPresent())
+    {
+        out.outstanding = w["outstanding"].AsUnsigned(1, 1024);
+    }
+    if (w["messages_per_flow"].IsPresent())
+    {
+        out.messagesPerFlow = w["messages_per_flow"].AsUnsigned(0, 1u << 30);
+    }
+    if (w["senders"].IsPresent())
+    {
+        out.senders = w["senders"].AsUnsigned(1, 65535);
+    }
+    if (w["receiver"].IsPresent())
+    {
+        out.receiver = w["receiver"].AsUnsigned(0, 65535);
+    }
+    if (w["flows"].IsPresent())
+    {
+        for (const JsonReader& f : w["flows"].AsArray(1))
+        {
+            std::vector<JsonReader> pair = f.AsArray(2, 2);
+            out.flows.emplace_back(pair[0].AsUnsigned(0, 65535), pair[1].AsUnsigned(0, 65535));
+            if (out.flows.back().first == out.flows.back().second)
+            {
+                f.Fail("a flow between two different hosts");
+            }
+        }
+    }
+    if (w["ranks"].IsPresent())
+    {
+        out.ranks = w["ranks"].AsUnsigned(2, 65535);
+    }
+    if (w["iterations"].IsPresent())
+    {
+        out.iterations = w["iterations"].AsUnsigned(1, 1000000);
+    }
+    if (w["slices"].IsPresent())
+    {
+        out.slices = w["slices"].AsUnsigned(1, 1024);
+    }
+    if (w["start"].IsPresent())
+    {
+        out.start = w["start"].AsDuration(0, kMaxDurationNs);
+    }
+    if (out.type == "bulk" && out.flows.empty())
+    {
+        w["flows"].Fail("a list of [source, destination] host pairs for a bulk workload");
+    }
+    if (out.type == "incast" && out.senders == 0)
+    {
+        w["senders"].Fail("the number of incast senders (>= 1)");
+    }
+    return out;
+}
+
+} // namespace
+
+void
+ApplyOverride(nlohmann::json& doc, const std::string& assignment, const std::string& source)
+{
+    const size_t eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0)
+    {
+        throw ConfigError(source + ": --set " + assignment + ": expected path=value");
+    }
+    const std::string path = assignment.substr(0, eq);
+    const std::string text = assignment.substr(eq + 1);
+    nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+    if (value.is_discarded())
+    {
+        value = text; // not JSON: a plain string
+    }
+    nlohmann::json* node = &doc;
+    size_t start = 0;
+    std::string walked;
+    while (true)
+    {
+        // "::" is part of attribute names (ns3::Type::Attr), so only a single
+        // dot separates keys.
+        const size_t dot = path.find('.', start);
+        const std::string key = path.substr(start, dot == std::string::npos ? dot : dot - start);
+        if (key.empty())
+        {
+            throw ConfigError(source + ": --set " + assignment + ": expected a dotted path of keys");
+        }
+        if (!node->is_object())
+        {
+            throw ConfigError(source + ": --set " + assignment + ": expected an object at /" +
+                              walked + ", got " + JsonReader::Describe(*node));
+        }
+        walked += (walked.empty() ? "" : "/") + key;
+        if (dot == std::string::npos)
+        {
+            (*node)[key] = value;
+            return;
+        }
+        node = &(*node)[key];
+        if (node->is_null())
+        {
+            *node = nlohmann::json::object();
+        }
+        start = dot + 1;
+    }
+}
+
+ExperimentSpec
+ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
+                    const std::string& baseDir, const std::string& repoDir)
+{
+    JsonReader root(doc, source);
+    root.ExpectObject({"name",
+                       "description",
+                       "fabric",
+                       "transport",
+                       "attributes",
+                       "workload",
+                       "loss",
+                       "failures",
+                       "duration",
+                       "stop",
+                       "seed",
+                       "sample_interval"});
+    ExperimentSpec spec;
+    spec.sourceFile = source;
+    spec.effective = doc;
+    spec.name = root["name"].AsString();
+    if (spec.name.empty())
+    {
+        root["name"].Fail("a non-empty name");
+    }
+    if (root["description"].IsPresent())
+    {
+        spec.description = root["description"].AsString();
+    }
+    // Fabric: a file name or an inline object.
+    const JsonReader fabric = root["fabric"];
+    if (!fabric.IsPresent())
+    {
+        fabric.Fail("a fabric: a topology file name or an inline fabric object");
+    }
+    if (fabric.Json().is_string())
+    {
+        const std::string name = fabric.AsString();
+        std::string path;
+        for (const std::string& dir : {baseDir, repoDir})
+        {
+            const fs::path p = fs::path(dir) / name;
+            if (fs::exists(p))
+            {
+                path = p.string();
+                break;
+            }
+        }
+        if (path.empty() && fs::exists(name))
+        {
+            path = name;
+        }
+        if (path.empty())
+        {
+            fabric.Fail("a fabric file that exists (looked in " + baseDir + " and " + repoDir + ")",
+                        "\"" + name + "\"");
+        }
+        spec.fabric = LoadFabricSpec(path);
+    }
+    else if (fabric.Json().is_object())
+    {
+        spec.fabric = ParseFabricSpec(fabric.Json(), source + " " + fabric.Path());
+    }
+    else
+    {
+        fabric.Fail("a topology file name or an inline fabric object");
+    }
+
+    JsonReader transport = root["transport"];
+    transport.ExpectObject({"type"});
+    spec.transport = transport["type"].AsString();
+    if (spec.transport != "metaroce" && spec.transport != "rocev2" && spec.transport != "irn")
+    {
+        transport["type"].Fail("one of \"metaroce\", \"rocev2\" (go-back-N), \"irn\" (selective "
+                               "repeat)");
+    }
+    (void)TransportTypeId;
+
+    if (root["attributes"].IsPresent())
+    {
+        const JsonReader attrs = root["attributes"];
+        if (!attrs.Json().is_object())
+        {
+            attrs.Fail("an object of \"ns3::Type::Attribute\": value");
+        }
+        std::vector<std::string> keys;
+        for (auto it = attrs.Json().begin(); it != attrs.Json().end(); ++it)
+        {
+            keys.push_back(it.key());
+        }
+        JsonReader a = attrs;
+        a.ExpectObject(keys);
+        for (const auto& key : keys)
+        {
+            const std::string value = ValueAsString(a[key]);
+            CheckAttribute(a[key], key, value);
+            spec.attributes.emplace_back(key, value);
+        }
+    }
+
+    spec.workload = ParseWorkload(root["workload"]);
+    const uint32_t hosts = spec.fabric.Hosts();
+    auto checkHost = [&](uint32_t h, const JsonReader& where) {
+        if (h >= hosts)
+        {
+            where.Fail("a host index below " + std::to_string(hosts) + " (the fabric's hosts)");
+        }
+    };
+    JsonReader workload = root["workload"];
+    workload.ExpectObject({"type",
+                           "message_bytes",
+                           "outstanding",
+                           "messages_per_flow",
+                           "senders",
+                           "receiver",
+                           "flows",
+                           "ranks",
+                           "iterations",
+                           "slices",
+                           "bytes",
+                           "start"});
+    for (size_t i = 0; i < spec.workload.flows.size(); ++i)
+    {
+        const JsonReader f = workload["flows"].AsArray()[i];
+        checkHost(spec.workload.flows[i].first, f);
+        checkHost(spec.workload.flows[i].second, f);
+    }
+    if (spec.workload.type == "incast")
+    {
+        checkHost(spec.workload.receiver, workload["receiver"]);
+        if (spec.workload.senders >= hosts)
+        {
+            workload["senders"].Fail("fewer incast senders than hosts (" + std::to_string(hosts) +
+                                     ")");
+        }
+    }
+    if (spec.workload.ranks > hosts)
+    {
+        workload["ranks"].Fail("at most " + std::to_string(hosts) + " ranks (the fabric's hosts)");
+    }
+    if (hosts < 2)
+    {
+        fabric.Fail("a fabric with at least two hosts");
+    }
+
+    if (root["loss"].IsPresent())
+    {
+        JsonReader loss = root["loss"];
+        loss.ExpectObject({"rate", "where", "plane"});
+        spec.loss.rate = loss["rate"].AsNumber(0, 1, "a probability");
+        if (loss["where"].IsPresent())
+        {
+            spec.loss.where = loss["where"].AsString();
+            if (spec.loss.where != "nic" && spec.loss.where != "all" && spec.loss.where != "plane")
+            {
+                loss["where"].Fail("one of \"nic\" (host receive ports), \"all\" (every port), "
+                                   "\"plane\"");
+            }
+        }
+        if (spec.loss.where == "plane")
+        {
+            spec.loss.plane = loss["plane"].AsUnsigned(0, spec.fabric.planes - 1, "a plane of the fabric");
+        }
+    }
+
+    if (root["failures"].IsPresent())
+    {
+        for (JsonReader f : root["failures"].AsArray())
+        {
+            f.ExpectObject({"what", "target", "at", "until"});
+            ExperimentFailure failure;
+            failure.what = f["what"].AsString();
+            if (failure.what != "link" && failure.what != "switch" && failure.what != "plane")
+            {
+                f["what"].Fail("one of \"link\", \"switch\", \"plane\"");
+            }
+            if (failure.what == "plane")
+            {
+                failure.target = std::to_string(
+                    f["target"].AsUnsigned(0, spec.fabric.planes - 1, "a plane of the fabric"));
+            }
+            else
+            {
+                failure.target = f["target"].AsString(); // checked against the built fabric
+            }
+            failure.at = f["at"].AsDuration(0, kMaxDurationNs);
+            if (f["until"].IsPresent())
+            {
+                failure.until = f["until"].AsDuration(1, kMaxDurationNs);
+                if (failure.until <= failure.at)
+                {
+                    f["until"].Fail("a time after \"at\"");
+                }
+            }
+            spec.failures.push_back(failure);
+        }
+    }
+
+    spec.duration = root["duration"].AsDuration(1, kMaxDurationNs);
+    if (root["stop"].IsPresent())
+    {
+        const std::string stop = root["stop"].AsString();
+        if (stop != "duration" && stop != "workload_done")
+        {
+            root["stop"].Fail("\"duration\" or \"workload_done\"");
+        }
+        spec.stopWhenDone = stop == "workload_done";
+    }
+    if (root["seed"].IsPresent())
+    {
+        spec.seed = root["seed"].AsUnsigned(1, 0xFFFFFFFF);
+    }
+    spec.sampleInterval = root["sample_interval"].IsPresent()
+                              ? root["sample_interval"].AsDuration(100, kMaxDurationNs)
+                              : spec.duration / 100;
+    return spec;
+}
+
+ExperimentSpec
+LoadExperimentSpec(const std::string& path,
+                   const std::vector<std::string>& overrides,
+                   const std::string& repoDir)
+{
+    nlohmann::json doc = LoadJsonFile(path);
+    for (const auto& o : overrides)
+    {
+        ApplyOverride(doc, o, path);
+    }
+    const std::string base = fs::path(path).parent_path().string();
+    return ParseExperimentSpec(doc, path, base.empty() ? "." : base, repoDir);
+}
+
+} // namespace ns3
