@@ -308,6 +308,10 @@ ExperimentRunner::EndRun()
         return;
     }
     m_end = Simulator::Now();
+    if (m_samples.empty() || m_samples.back().timeNs < m_end.GetNanoSeconds())
+    {
+        Sample(); // the last (possibly partial) interval
+    }
     m_workload->StopPosting();
     Simulator::Stop();
 }
@@ -321,7 +325,8 @@ ExperimentRunner::Sample()
     s.planeGbps.assign(planes, 0);
     s.planeMaxQueue.assign(planes, 0);
     s.planeQueueBytes.assign(planes, 0);
-    const double seconds = m_spec.sampleInterval.GetSeconds();
+    const int64_t lastNs = m_samples.empty() ? 0 : m_samples.back().timeNs;
+    const double seconds = std::max(1e-12, double(s.timeNs - lastNs) * 1e-9);
     for (uint32_t p = 0; p < planes; ++p)
     {
         uint64_t tx = 0;
@@ -376,7 +381,7 @@ ExperimentRunner::Sample()
                         << std::flush;
         }
     }
-    if (Simulator::Now() + m_spec.sampleInterval <= m_spec.duration)
+    if (m_end.IsZero() && Simulator::Now() + m_spec.sampleInterval <= m_spec.duration)
     {
         Simulator::Schedule(m_spec.sampleInterval, &ExperimentRunner::Sample, this);
     }

@@ -4,6 +4,8 @@
 #include "ns3/type-id.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 
 namespace ns3
@@ -43,8 +45,36 @@ CheckAttribute(const JsonReader& r, const std::string& name, const std::string& 
         r.Fail("an attribute " + tid.GetName() + " has (it has no \"" + name.substr(sep + 2) +
                "\")");
     }
+    // ns-3 aborts the process on some malformed values (numbers, times,
+    // rates, type names): check their syntax first, so a typo is an error.
+    const std::string type = info.checker->GetValueTypeName();
+    bool plausible = true;
+    if (type == "ns3::UintegerValue" || type == "ns3::IntegerValue" ||
+        type == "ns3::DoubleValue")
+    {
+        char* end = nullptr;
+        errno = 0;
+        std::strtod(value.c_str(), &end);
+        plausible = !value.empty() && end && *end == '\0' && errno == 0 &&
+                    (type != "ns3::UintegerValue" || value[0] != '-') &&
+                    (type == "ns3::DoubleValue" ||
+                     value.find_first_of(".eE") == std::string::npos);
+    }
+    else if (type == "ns3::TimeValue")
+    {
+        plausible = ParseDurationString(value, nullptr).has_value();
+    }
+    else if (type == "ns3::DataRateValue")
+    {
+        plausible = ParseRateString(value, nullptr).has_value();
+    }
+    else if (type == "ns3::TypeIdValue")
+    {
+        TypeId ignored;
+        plausible = TypeId::LookupByNameFailSafe(value, &ignored);
+    }
     Ptr<AttributeValue> v = info.checker->Create();
-    if (!v->DeserializeFromString(value, info.checker) || !info.checker->Check(*v))
+    if (!plausible || !v->DeserializeFromString(value, info.checker) || !info.checker->Check(*v))
     {
         r.Fail("a valid " + info.checker->GetValueTypeName() + " for " + name,
                JsonReader::Describe(r.Json()));

@@ -1,0 +1,232 @@
+// The experiment runner: a tiny experiment end to end, the results schema,
+// determinism, and clear errors for bad experiment files.
+#include "experiment-runner.h"
+#include "test-fabric-util.h"
+
+#include "ns3/config.h"
+#include "ns3/simulator.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace ns3;
+namespace fs = std::filesystem;
+
+namespace
+{
+
+nlohmann::json
+TinyExperiment()
+{
+    return nlohmann::json::parse(R"({
+      "name": "runner-test",
+      "fabric": "topologies/tiny-2p.json",
+      "transport": {"type": "metaroce"},
+      "workload": {"type": "permutation", "message_bytes": 65536, "outstanding": 2},
+      "loss": {"rate": 0.01, "where": "nic"},
+      "duration": "100us",
+      "seed": 3,
+      "sample_interval": "10us"
+    })");
+}
+
+ExperimentSpec
+Spec(const nlohmann::json& j)
+{
+    return ParseExperimentSpec(j, "test.json", METAROCE_SOURCE_DIR, METAROCE_SOURCE_DIR);
+}
+
+nlohmann::json
+RunOnce(const nlohmann::json& j, const std::string& dir = "")
+{
+    Config::Reset();
+    ExperimentRunner runner(Spec(j));
+    runner.Build();
+    runner.Run(nullptr);
+    nlohmann::json r = runner.Results();
+    if (!dir.empty())
+    {
+        runner.Write(dir);
+    }
+    Simulator::Destroy();
+    return r;
+}
+
+std::string
+Slurp(const fs::path& p)
+{
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/** The results without wall-clock fields. */
+nlohmann::json
+Deterministic(nlohmann::json r)
+{
+    for (const char* k : {"wall_seconds", "events_per_second", "peak_rss_mb"})
+    {
+        r["summary"].erase(k);
+    }
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("runner: a tiny experiment writes every summary field the schema promises",
+          "[runner]")
+{
+    const fs::path dir = fs::temp_directory_path() / "metaroce-runner-test";
+    fs::remove_all(dir);
+    const nlohmann::json r = RunOnce(TinyExperiment(), dir.string());
+    const auto& s = r["summary"];
+    for (const char* key : {"goodput_gbps",
+                            "offered_line_rate_gbps",
+                            "normalized_goodput",
+                            "retransmitted_packets",
+                            "dropped_packets",
+                            "ecn_marked_packets",
+                            "pfc_pause_frames",
+                            "completed_messages",
+                            "incomplete_messages",
+                            "packet_hops",
+                            "events",
+                            "wall_seconds"})
+    {
+        CAPTURE(key);
+        CHECK(s.contains(key));
+    }
+    // 4 hosts x 2 planes x 100 Gb/s can be offered at most.
+    CHECK(s["offered_line_rate_gbps"].get<double>() == 800);
+    CHECK(s["normalized_goodput"].get<double>() > 0);
+    CHECK(s["normalized_goodput"].get<double>() <= 1.0);
+    // 1 % loss at the NICs: some packets lost and resent.
+    CHECK(s["dropped_packets"]["error_model"].get<uint64_t>() > 0);
+    CHECK(s["retransmitted_packets"].get<uint64_t>() > 0);
+    CHECK(r["provenance"]["seed"] == 3);
+    CHECK(r["provenance"]["git_revision"].get<std::string>().size() > 0);
+    CHECK(r["config"]["workload"]["type"] == "permutation");
+    for (const char* f : {"results.json", "throughput.csv", "queues.csv", "connections.csv"})
+    {
+        CAPTURE(f);
+        CHECK(fs::exists(dir / f));
+    }
+    // Ten samples (every 10 us of 100 us) x two planes, plus the header.
+    const std::string csv = Slurp(dir / "throughput.csv");
+    CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 10 * 2);
+    CHECK(nlohmann::json::parse(Slurp(dir / "results.json")) == r);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("runner: same experiment and seed give identical results; another seed differs",
+          "[runner]")
+{
+    const fs::path a = fs::temp_directory_path() / "metaroce-det-a";
+    const fs::path b = fs::temp_directory_path() / "metaroce-det-b";
+    const nlohmann::json first = RunOnce(TinyExperiment(), a.string());
+    const nlohmann::json second = RunOnce(TinyExperiment(), b.string());
+    CHECK(Deterministic(first) == Deterministic(second));
+    for (const char* f : {"throughput.csv", "queues.csv", "connections.csv"})
+    {
+        CAPTURE(f);
+        CHECK(Slurp(a / f) == Slurp(b / f));
+    }
+    nlohmann::json other = TinyExperiment();
+    other["seed"] = 4;
+    const nlohmann::json third = RunOnce(other);
+    CHECK(Deterministic(third)["summary"] != Deterministic(first)["summary"]);
+    fs::remove_all(a);
+    fs::remove_all(b);
+}
+
+TEST_CASE("runner: --set overrides a value by dotted path", "[runner]")
+{
+    nlohmann::json j = TinyExperiment();
+    ApplyOverride(j, "loss.rate=0.05", "test.json");
+    ApplyOverride(j, "transport.type=rocev2", "test.json");
+    ApplyOverride(j, "attributes.ns3::Dcqcn::G=0.01", "test.json");
+    CHECK(j["loss"]["rate"] == 0.05);
+    CHECK(j["transport"]["type"] == "rocev2");
+    CHECK(j["attributes"]["ns3::Dcqcn::G"] == 0.01);
+    const ExperimentSpec s = Spec(j);
+    CHECK(s.loss.rate == 0.05);
+    REQUIRE(s.attributes.size() == 1);
+    CHECK(s.attributes[0].first == "ns3::Dcqcn::G");
+    CHECK_THROWS_WITH(ApplyOverride(j, "loss.rate", "test.json"),
+                      Catch::Contains("expected path=value"));
+}
+
+TEST_CASE("runner: bad experiments are refused with the file, the JSON path and the "
+          "expectation",
+          "[runner]")
+{
+    struct Case
+    {
+        const char* set; //!< an override making the experiment bad
+        const char* path;
+        const char* expected;
+    };
+    const std::vector<Case> cases = {
+        {"name=\"\"", "/name", "non-empty"},
+        {"transport.type=\"tcp\"", "/transport/type", "\"metaroce\""},
+        {"transport.kind=1", "/transport", "kind"},
+        {"workload.type=\"scatter\"", "/workload/type", "one of"},
+        {"workload.message_bytes=0", "/workload/message_bytes", "expected"},
+        {"workload.outstanding=-1", "/workload/outstanding", "expected"},
+        {"loss.rate=1.5", "/loss/rate", "probability"},
+        {"loss.rate=\"1%\"", "/loss/rate", "expected"},
+        {"loss.where=\"everywhere\"", "/loss/where", "one of"},
+        {"duration=\"-5us\"", "/duration", "expected"},
+        {"duration=0", "/duration", "expected"},
+        {"seed=0", "/seed", "expected"},
+        {"fabric=\"no-such-topology.json\"", "/fabric", "exists"},
+        {"fabric=42", "/fabric", "inline fabric"},
+        {"attributes.ns3::MetaRoceConnection::NoSuchThing=1", "/attributes", "has"},
+        {"attributes.ns3::NoSuchType::X=1", "/attributes", "known ns-3 type"},
+        {"attributes.ns3::MetaRoceConnection::PathsPerPlane=\"many\"", "/attributes",
+         "valid"},
+        {"workload.type=\"incast\"", "/workload/senders", "incast senders"},
+        {"workload.type=\"bulk\"", "/workload/flows", "pairs"},
+        {"workload.ranks=99", "/workload/ranks", "at most 4"},
+        {"failures=[{\"what\":\"plane\",\"target\":7,\"at\":\"10us\"}]", "/failures/0/target",
+         "plane"},
+        {"failures=[{\"what\":\"meteor\",\"target\":\"x\",\"at\":\"10us\"}]",
+         "/failures/0/what", "one of"},
+        {"failures=[{\"what\":\"link\",\"target\":\"p0/l0-s0#0\",\"at\":\"10us\",\"until\":\"5us\"}]",
+         "/failures/0/until", "after"},
+        {"stop=\"never\"", "/stop", "workload_done"},
+        {"colour=\"red\"", "/", "colour"},
+    };
+    for (const auto& c : cases)
+    {
+        CAPTURE(c.set);
+        nlohmann::json j = TinyExperiment();
+        ApplyOverride(j, c.set, "test.json");
+        try
+        {
+            Spec(j);
+            FAIL("accepted");
+        }
+        catch (const ConfigError& e)
+        {
+            const std::string what = e.what();
+            CAPTURE(what);
+            CHECK(what.rfind("test.json", 0) == 0);
+            CHECK(what.find(c.path) != std::string::npos);
+            CHECK(what.find(c.expected) != std::string::npos);
+        }
+    }
+    // A failure naming a link the fabric does not have: caught at Build.
+    nlohmann::json j = TinyExperiment();
+    ApplyOverride(j, "failures=[{\"what\":\"link\",\"target\":\"p9/l0-s0#0\",\"at\":\"10us\"}]",
+                  "test.json");
+    Config::Reset();
+    ExperimentRunner runner(Spec(j));
+    CHECK_THROWS_WITH(runner.Build(), Catch::Contains("/failures/0/target") &&
+                                          Catch::Contains("p9/l0-s0#0"));
+    Simulator::Destroy();
+}
