@@ -7,7 +7,7 @@ set -euo pipefail
 # without it find_package(ns3) fails on a missing raw-sock-creator.
 needed=(cmake g++ make libns3-dev ns3 libgsl-dev libsqlite3-dev libxml2-dev
         libboost-graph-dev nlohmann-json3-dev catch2 python3 python3-matplotlib
-        python3-numpy tshark "$@")
+        python3-numpy python3-pytest tshark "$@")
 missing=()
 for p in "${needed[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
