@@ -152,7 +152,13 @@ def print_table(path, grid_keys):
             print(r["variant"], {k: r[k] for k in grid_keys}, r["normalized_goodput"])
         return
     g = grid_keys[0]
-    values = sorted(set(r[g] for r in rows), key=float)
+    def order(x):
+        try:
+            return (0, float(x), "")
+        except ValueError:
+            return (1, 0.0, x)
+
+    values = sorted(set(r[g] for r in rows), key=order)
     print(f"\nnormalized goodput by {g}")
     print(f"{g:>12} " + " ".join(f"{v:>14}" for v in variants))
     for x in values:
