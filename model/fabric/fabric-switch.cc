@@ -143,14 +143,23 @@ FabricSwitch::AutoHeadroomBytes(const FabricPort& port)
     // everything it sent meanwhile propagates back (delay). Event times are
     // rounded up to the nanosecond twice on the way (+1 ns each way).
     // Total: 2 x rate x (delay + 1 ns) + 3 x MTU + 2 x 24 + 84 bytes.
-    const uint64_t bps = port.GetDataRate().GetBitRate();
     const Ptr<FabricChannel> channel = port.GetFabricChannel();
-    const uint64_t delayPs = channel ? uint64_t(channel->GetDelay().GetPicoSeconds()) : 0;
+    return PfcAutoHeadroomBytes(port.GetDataRate().GetBitRate(),
+                                channel ? channel->GetDelay() : Time(0),
+                                port.GetMtu());
+}
+
+uint32_t
+PfcAutoHeadroomBytes(uint64_t bps, Time delay, uint32_t mtu)
+{
+    const uint64_t delayPs = uint64_t(std::max<int64_t>(0, delay.GetPicoSeconds()));
     const unsigned __int128 bits = static_cast<unsigned __int128>(bps) * (delayPs + 1000);
-    const uint64_t bdpBytes = uint64_t((bits + 8'000'000'000'000ULL - 1) / 8'000'000'000'000ULL);
-    return static_cast<uint32_t>(2 * bdpBytes + 3 * uint64_t(port.GetMtu()) +
-                                 2 * kEthernetFcsBytes + 2 * kEthernetPreambleIfgBytes +
-                                 WireBytes(kEthernetMinFrameBytes));
+    constexpr uint64_t kBitPsPerByte = 8'000'000'000'000ULL; // bits x ps per byte at 1 s
+    const uint64_t bdpBytes = uint64_t((bits + kBitPsPerByte - 1) / kBitPsPerByte);
+    const uint64_t bytes = 2 * bdpBytes + 3 * uint64_t(mtu) +
+                           2 * (kEthernetFcsBytes + kEthernetPreambleIfgBytes) +
+                           WireBytes(kEthernetMinFrameBytes);
+    return static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX));
 }
 
 void

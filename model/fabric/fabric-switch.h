@@ -42,6 +42,14 @@
 namespace ns3
 {
 
+/**
+ * PFC headroom for one (ingress port, lossless priority) on a link of \p bps
+ * and one-way \p delay with frames up to \p mtu bytes:
+ * 2 x rate x (delay + 1 ns) + 3 x mtu + 132 bytes (derivation in
+ * FabricSwitch::AutoHeadroomBytes and docs/fabric-model.md, "PFC").
+ */
+uint32_t PfcAutoHeadroomBytes(uint64_t bps, Time delay, uint32_t mtu);
+
 class FabricSwitch : public Object, public FabricPacketSink
 {
   public:
