@@ -92,6 +92,10 @@ FabricPfcMonitor::StateChanged(uint32_t watched, uint8_t priority, bool paused)
 void
 FabricPfcMonitor::Check(uint32_t watched, uint8_t priority, uint64_t episode)
 {
+    if (watched >= m_watched.size())
+    {
+        return; // disposed
+    }
     const Watched& w = m_watched[watched];
     if (w.episode[priority] != episode)
     {

@@ -200,7 +200,7 @@ TEST_CASE("PfcPauseHeader: 802.1Qbb bytes, and foreign or short input is rejecte
     CHECK_FALSE(PfcPauseHeader::Peek(*Create<Packet>(b, 59)));
     CHECK(Create<Packet>(b, 40)->PeekHeader(back) == 0);
     CHECK_FALSE(PfcPauseHeader::Peek(*mutated(13, 0x00)));   // EtherType 0x8800
-    CHECK_FALSE(PfcPauseHeader::Peek(*mutated(15, 0x01 ^ 1))); // opcode 0x0100 (802.3x PAUSE)
+    CHECK_FALSE(PfcPauseHeader::Peek(*mutated(14, 0x00)));   // opcode 0x0001 (802.3x PAUSE)
     CHECK_FALSE(PfcPauseHeader::Peek(*mutated(16, 0x01)));   // reserved high byte of the vector
     CHECK_FALSE(PfcPauseHeader::Peek(*mutated(5, 0x02)));    // another destination
     Ptr<Packet> udp = Create<Packet>(18);
