@@ -59,7 +59,6 @@
 #include <array>
 #include <deque>
 
-
 namespace ns3
 {
 
