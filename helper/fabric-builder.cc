@@ -2,6 +2,7 @@
 
 #include "ecmp-hash.h"
 #include "fabric-address.h"
+#include "fabric-pfc-monitor.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -45,6 +46,11 @@ FabricBuilder::MakePort(Ptr<Node> node, const FabricLinkSpec& link, bool switchP
 {
     Ptr<FabricPort> port = m_portFactory.Create<FabricPort>();
     port->SetAttribute("DataRate", DataRateValue(link.rate));
+    // PFC on both ends of every link: switches pause, NICs obey (and, with
+    // the data class lossless, a switch admits it by ingress accounting).
+    const FabricPfcSpec& pfc = m_spec.switches.pfc;
+    port->SetAttribute("PfcEnabled", BooleanValue(pfc.enabled));
+    port->SetAttribute("DataPriority", UintegerValue(pfc.losslessPriority));
     if (switchPort)
     {
         const FabricEcnSpec& ecn = m_spec.switches.ecn;
@@ -96,6 +102,12 @@ FabricBuilder::Build()
         sw->SetAttribute("Plane", UintegerValue(fv.plane));
         sw->SetAttribute("BufferBytes", UintegerValue(m_spec.switches.bufferBytes));
         sw->SetAttribute("DetectionDelay", TimeValue(m_spec.switches.detectionDelay));
+        const FabricPfcSpec& pfc = m_spec.switches.pfc;
+        sw->SetAttribute("PfcEnabled", BooleanValue(pfc.enabled));
+        sw->SetAttribute("PfcXoffBytes", UintegerValue(pfc.xoffBytes));
+        sw->SetAttribute("PfcAlpha", DoubleValue(pfc.alpha));
+        sw->SetAttribute("PfcXonDeltaBytes", UintegerValue(pfc.xonDeltaBytes));
+        sw->SetAttribute("PfcHeadroomBytes", UintegerValue(pfc.headroomBytes));
         // A distinct, deterministic seed per switch: tiers hash independently.
         sw->SetAttribute("HashSeed",
                          UintegerValue(static_cast<uint32_t>(EcmpMix((uint64_t(m_hashSeed) << 32) | v))));
@@ -155,6 +167,12 @@ FabricBuilder::Build()
     }
 
     fabric->RecomputeRoutes();
+    if (m_spec.switches.pfc.enabled)
+    {
+        Ptr<FabricPfcMonitor> monitor = CreateObject<FabricPfcMonitor>();
+        monitor->Install(fabric);
+        fabric->m_pfcMonitor = monitor;
+    }
     NS_LOG_INFO("built " << m_spec.name << ": " << hosts << " hosts, "
                          << fabric->m_switchNodes.GetN() << " switches, "
                          << fabric->m_links.size() << " links");

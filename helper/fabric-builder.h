@@ -7,6 +7,9 @@
  * Config::SetDefault), then the spec's values (rates, delays, buffers, ECN),
  * then SetPortAttribute/SetSwitchAttribute/SetChannelAttribute on the builder.
  * NIC ports never mark ECN (marking is the switches' job, METAROCE.md #5).
+ * With /switch/pfc/enabled, every port (switch and NIC) runs PFC with the
+ * spec's lossless priority, every switch its ingress accounting, and the
+ * fabric gets a FabricPfcMonitor (Fabric::GetPfcMonitor).
  *
  * It is also the pcap helper of fabric ports (PcapHelperForDevice):
  * EnablePcap("prefix", port) or EnablePcapAll("prefix") write Ethernet

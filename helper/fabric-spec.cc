@@ -1,5 +1,6 @@
 #include "fabric-spec.h"
 
+#include "fabric-switch.h"
 #include "json-reader.h"
 
 #include <algorithm>
@@ -23,6 +24,9 @@ constexpr uint64_t kMaxSwitchBufferBytes = uint64_t(1) << 34;
 constexpr uint64_t kMaxPortBufferBytes = std::numeric_limits<uint32_t>::max();
 constexpr uint64_t kMaxRateBps = 10000000000000; // 10 Tb/s
 constexpr uint64_t kMaxDelayNs = 1000000000;     // 1 s
+constexpr uint8_t kControlPriority = 6;          // FabricPort::ControlPriority default
+constexpr double kMinAlpha = 1.0 / 1024;         // FabricSwitch::PfcAlpha bounds
+constexpr double kMaxAlpha = 64.0;
 
 /** Names appear in result paths and logs, hence a conservative alphabet. */
 bool
@@ -66,6 +70,87 @@ ReadLink(JsonReader link)
     FabricLinkSpec spec;
     spec.rate = link["rate"].AsDataRate(1, kMaxRateBps);
     spec.delay = link["delay"].AsDuration(0, kMaxDelayNs);
+    return spec;
+}
+
+/** A JSON integer >= 0, whether stored signed (built in code) or unsigned (parsed). */
+bool
+IsUnsignedInteger(const nlohmann::json& v)
+{
+    return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+}
+
+FabricPfcSpec
+ReadPfc(JsonReader pfc, uint64_t bufferBytes)
+{
+    // Like the ECN thresholds, every field is required once "pfc" is given,
+    // so turning PFC on is a one-word change that picks up no hidden value.
+    pfc.ExpectObject(
+        {"enabled", "xoff", "alpha", "xon_delta_bytes", "headroom_bytes", "lossless_priority"});
+    FabricPfcSpec spec;
+    spec.enabled = pfc["enabled"].AsBool();
+    JsonReader xoff = pfc["xoff"];
+    const std::string xoffExpected =
+        "\"dynamic\" or a static threshold in bytes, an unsigned integer in [1, " +
+        std::to_string(bufferBytes) + "] (at most /switch/buffer_bytes)";
+    if (xoff.IsPresent() && xoff.Json().is_string())
+    {
+        if (xoff.AsString() != "dynamic")
+        {
+            xoff.Fail(xoffExpected);
+        }
+        spec.xoffBytes = 0;
+        spec.alpha = pfc["alpha"].AsNumber(kMinAlpha,
+                                           kMaxAlpha,
+                                           "the fraction of the free shared buffer an ingress "
+                                           "may hold; required because xoff is \"dynamic\"");
+    }
+    else if (xoff.IsPresent() && IsUnsignedInteger(xoff.Json()))
+    {
+        spec.xoffBytes = static_cast<uint32_t>(
+            xoff.AsUnsigned(1, std::min<uint64_t>(bufferBytes, UINT32_MAX), "at most /switch/buffer_bytes"));
+        if (pfc["alpha"].IsPresent())
+        {
+            pfc["alpha"].Fail("no key here (xoff is a static threshold, alpha applies only to "
+                              "\"dynamic\")",
+                              JsonReader::Describe(pfc["alpha"].Json()));
+        }
+    }
+    else
+    {
+        xoff.Fail(xoffExpected);
+    }
+    spec.xonDeltaBytes = static_cast<uint32_t>(pfc["xon_delta_bytes"].AsUnsigned(
+        0,
+        spec.xoffBytes ? spec.xoffBytes : std::min<uint64_t>(bufferBytes, UINT32_MAX),
+        spec.xoffBytes ? "at most xoff: XON = xoff - xon_delta_bytes"
+                       : "at most /switch/buffer_bytes"));
+    JsonReader headroom = pfc["headroom_bytes"];
+    if (headroom.IsPresent() && headroom.Json().is_null())
+    {
+        spec.headroomBytes = 0;
+    }
+    else
+    {
+        if (headroom.IsPresent() && !IsUnsignedInteger(headroom.Json()))
+        {
+            headroom.Fail("null (sized from each port's link) or bytes, an unsigned integer in "
+                          "[9000, " + std::to_string(std::min<uint64_t>(bufferBytes, UINT32_MAX)) +
+                          "]");
+        }
+        spec.headroomBytes = static_cast<uint32_t>(headroom.AsUnsigned(
+            kJumboFrameBytes,
+            std::min<uint64_t>(bufferBytes, UINT32_MAX),
+            "null (sized from each port's link) or at least one 9000-byte jumbo frame"));
+    }
+    JsonReader priority = pfc["lossless_priority"];
+    spec.losslessPriority = static_cast<uint8_t>(priority.AsUnsigned(0, 7, "an 802.1p priority"));
+    if (spec.losslessPriority == kControlPriority)
+    {
+        priority.Fail("an 802.1p priority in [0, 7] other than 6 (the control class's, which is "
+                      "never paused)",
+                      "6");
+    }
     return spec;
 }
 
@@ -150,7 +235,7 @@ Parse(const nlohmann::json& j, const std::string& sourceFile)
     }
 
     JsonReader sw = root["switch"];
-    sw.ExpectObject({"buffer_bytes", "port_buffer_bytes", "ecn", "detection_delay"});
+    sw.ExpectObject({"buffer_bytes", "port_buffer_bytes", "ecn", "detection_delay", "pfc"});
     spec.switches.bufferBytes =
         sw["buffer_bytes"].AsUnsigned(kJumboFrameBytes, kMaxSwitchBufferBytes);
     spec.switches.portBufferBytes = static_cast<uint32_t>(sw["port_buffer_bytes"].AsUnsigned(
@@ -172,6 +257,20 @@ Parse(const nlohmann::json& j, const std::string& sourceFile)
                                      "at least kmin_bytes, at most /switch/port_buffer_bytes"));
     spec.switches.ecn.pmax = ecn["pmax"].AsNumber(0.0, 1.0, "a probability");
     spec.switches.detectionDelay = sw["detection_delay"].AsDuration(0, kMaxDelayNs);
+    if (sw["pfc"].IsPresent())
+    {
+        spec.switches.pfc = ReadPfc(sw["pfc"], spec.switches.bufferBytes);
+        const uint64_t headroom = spec.MaxSwitchHeadroomBytes();
+        if (headroom >= spec.switches.bufferBytes)
+        {
+            sw["buffer_bytes"].Fail(
+                "more than the PFC headroom reserved in the largest switch (" +
+                    std::to_string(headroom) +
+                    " bytes: every port's headroom, /switch/pfc/headroom_bytes or sized from its "
+                    "link) so that some shared buffer remains",
+                std::to_string(spec.switches.bufferBytes));
+        }
+    }
 
     JsonReader host = root["host"];
     host.ExpectObject({"port_buffer_bytes"});
@@ -217,6 +316,29 @@ FabricSpec::LeafOversubscription() const
     double down =
         static_cast<double>(hostsPerLeaf) * static_cast<double>(hostLink.rate.GetBitRate());
     return up / down;
+}
+
+uint64_t
+FabricSpec::MaxSwitchHeadroomBytes() const
+{
+    const FabricPfcSpec& pfc = switches.pfc;
+    if (!pfc.enabled)
+    {
+        return 0;
+    }
+    auto portHeadroom = [&pfc](const FabricLinkSpec& link) -> uint64_t {
+        return pfc.headroomBytes ? pfc.headroomBytes
+                                 : PfcAutoHeadroomBytes(link.rate.GetBitRate(),
+                                                        link.delay,
+                                                        kJumboFrameBytes);
+    };
+    const uint64_t uplinks = uint64_t(spinesPerPlane) * linksPerLeafSpine;
+    const uint64_t leaf =
+        hostsPerLeaf * portHeadroom(hostLink) + (uplinks ? uplinks * portHeadroom(fabricLink) : 0);
+    const uint64_t spine =
+        spinesPerPlane ? uint64_t(leavesPerPlane) * linksPerLeafSpine * portHeadroom(fabricLink)
+                       : 0;
+    return std::max(leaf, spine);
 }
 
 FabricSpec
@@ -271,6 +393,21 @@ FabricSpecToJson(const FabricSpec& spec)
         links["leaf_spine"] = LinkToJson(spec.fabricLink);
     }
     const FabricEcnSpec& ecn = spec.switches.ecn;
+    const FabricPfcSpec& pfc = spec.switches.pfc;
+    nlohmann::json pfcJson = {{"enabled", pfc.enabled}};
+    if (pfc.xoffBytes)
+    {
+        pfcJson["xoff"] = pfc.xoffBytes;
+    }
+    else
+    {
+        pfcJson["xoff"] = "dynamic";
+        pfcJson["alpha"] = pfc.alpha;
+    }
+    pfcJson["xon_delta_bytes"] = pfc.xonDeltaBytes;
+    pfcJson["headroom_bytes"] =
+        pfc.headroomBytes ? nlohmann::json(pfc.headroomBytes) : nlohmann::json(nullptr);
+    pfcJson["lossless_priority"] = pfc.losslessPriority;
     return {
         {"name", spec.name},
         {"description", spec.description},
@@ -286,7 +423,8 @@ FabricSpecToJson(const FabricSpec& spec)
             {"kmin_bytes", ecn.kminBytes},
             {"kmax_bytes", ecn.kmaxBytes},
             {"pmax", ecn.pmax}}},
-          {"detection_delay", DurationToJson(spec.switches.detectionDelay)}}},
+          {"detection_delay", DurationToJson(spec.switches.detectionDelay)},
+          {"pfc", pfcJson}}},
         {"host", {{"port_buffer_bytes", spec.host.portBufferBytes}}},
         {"routing", {{"convergence_delay", DurationToJson(spec.routingConvergenceDelay)}}},
     };

@@ -51,6 +51,20 @@ struct FabricEcnSpec
     double pmax = 0.0;      //!< marking probability just below Kmax
 };
 
+/**
+ * Priority Flow Control of every switch and NIC port (docs/fabric-model.md,
+ * "PFC"). Off by default: the fabric is then lossy ("resilient RoCE").
+ */
+struct FabricPfcSpec
+{
+    bool enabled = false;
+    uint32_t xoffBytes = 0;         //!< static XOFF per (ingress, priority); 0: dynamic
+    double alpha = 0.125;           //!< dynamic XOFF = alpha x free shared pool
+    uint32_t xonDeltaBytes = 18000; //!< XON = XOFF - this
+    uint32_t headroomBytes = 0;     //!< per (ingress, lossless priority); 0: sized from the link
+    uint8_t losslessPriority = 3;   //!< 802.1p priority of the data class (the lossless one)
+};
+
 /** Buffering and marking of every switch of the fabric. */
 struct FabricSwitchSpec
 {
@@ -58,6 +72,7 @@ struct FabricSwitchSpec
     uint32_t portBufferBytes = 0; //!< per egress port limit inside that buffer
     FabricEcnSpec ecn;
     Time detectionDelay;          //!< local link-down detection before the port leaves ECMP groups
+    FabricPfcSpec pfc;
 };
 
 /** NIC-side settings of every host. */
@@ -93,6 +108,12 @@ struct FabricSpec
      * A single-leaf plane (no spines) needs no uplinks and gives 1.0.
      */
     double LeafOversubscription() const;
+    /**
+     * PFC headroom reserved in the switch with the most (under PFC): a leaf
+     * or a spine, each port's headroom from its link (or headroom_bytes),
+     * assuming 9000-byte MTUs. 0 when PFC is off.
+     */
+    uint64_t MaxSwitchHeadroomBytes() const;
 };
 
 /**

@@ -1,5 +1,7 @@
 #include "fabric-stats.h"
 
+#include "fabric-pfc-monitor.h"
+
 namespace ns3
 {
 
@@ -47,6 +49,13 @@ FabricStats::ToJson() const
         d[DropReasonName(static_cast<DropReason>(r))] = drops[r];
     }
     j["dropped_packets"] = d;
+    j["pfc"] = {{"frames_sent", pfcFramesSent},
+                {"frames_received", pfcFramesReceived},
+                {"paused_seconds", pfcPausedSeconds},
+                {"paused_ports", pfcPausedPorts},
+                {"peak_headroom_bytes", pfcPeakHeadroomBytes},
+                {"storms", pfcStorms},
+                {"deadlocks", pfcDeadlocks}};
     nlohmann::json planes = nlohmann::json::array();
     for (const auto& plane : perPlane)
     {
@@ -85,6 +94,11 @@ CollectFabricStats(const Fabric& fabric, Time interval)
         s.ecnMarked += ps.ecnMarked;
         s.packetHops += ps.txPackets;
         s.peakQueueBytes = std::max(s.peakQueueBytes, ps.peakQueueBytes);
+        s.pfcFramesSent += ps.pfcTxFrames;
+        s.pfcFramesReceived += ps.pfcRxFrames;
+        const double paused = port->GetPausedTime().GetSeconds();
+        s.pfcPausedSeconds += paused;
+        s.pfcPausedPorts += paused > 0;
     };
     for (const FabricLink& l : fabric.GetLinks())
     {
@@ -94,6 +108,16 @@ CollectFabricStats(const Fabric& fabric, Time interval)
             l.lower);
         add(plane[std::size_t(hostTier ? TierDirection::LeafToHost : TierDirection::SpineToLeaf)],
             l.upper);
+    }
+    for (uint32_t v : fabric.GetGraph().SwitchVertices())
+    {
+        s.pfcPeakHeadroomBytes =
+            std::max(s.pfcPeakHeadroomBytes, fabric.GetSwitchAt(v)->GetPfcPeakHeadroomBytes());
+    }
+    if (Ptr<FabricPfcMonitor> monitor = fabric.GetPfcMonitor())
+    {
+        s.pfcStorms = monitor->GetStorms();
+        s.pfcDeadlocks = monitor->GetDeadlocks();
     }
     for (auto& plane : s.perPlane)
     {

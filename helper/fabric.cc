@@ -1,5 +1,7 @@
 #include "fabric.h"
 
+#include "fabric-pfc-monitor.h"
+
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -24,6 +26,11 @@ Fabric::DoDispose()
     m_nics.clear();
     m_switchAt.clear();
     m_links.clear();
+    if (m_pfcMonitor)
+    {
+        m_pfcMonitor->Dispose();
+        m_pfcMonitor = nullptr;
+    }
     Object::DoDispose();
 }
 
@@ -63,6 +70,34 @@ Fabric::GetAllPorts() const
         ports.push_back(l.upper);
     }
     return ports;
+}
+
+Ptr<FabricPfcMonitor>
+Fabric::GetPfcMonitor() const
+{
+    return m_pfcMonitor ? DynamicCast<FabricPfcMonitor>(m_pfcMonitor) : nullptr;
+}
+
+std::string
+Fabric::GetPortName(uint32_t link, bool upper) const
+{
+    const FabricLinkDesc& d = m_links.at(link).desc;
+    const FabricVertex& v = m_graph->Vertex(upper ? d.b : d.a);
+    const char* kind = v.kind == FabricNodeKind::Host ? "h" : v.kind == FabricNodeKind::Leaf ? "l" : "s";
+    return d.name + "@" + kind + std::to_string(v.index);
+}
+
+std::string
+Fabric::GetPortName(const Ptr<FabricPort>& port) const
+{
+    for (uint32_t l = 0; l < m_links.size(); ++l)
+    {
+        if (m_links[l].lower == port || m_links[l].upper == port)
+        {
+            return GetPortName(l, m_links[l].upper == port);
+        }
+    }
+    return "";
 }
 
 void

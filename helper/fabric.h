@@ -28,6 +28,8 @@
 namespace ns3
 {
 
+class FabricPfcMonitor;
+
 /** A link as instantiated: the graph's description plus the ns-3 objects. */
 struct FabricLink
 {
@@ -66,6 +68,16 @@ class Fabric : public Object
 
     /** Every port of the fabric (NIC ports and switch ports). */
     std::vector<Ptr<FabricPort>> GetAllPorts() const;
+    /**
+     * Name of one end of a link: the link's name and the port's owner,
+     * e.g. "p0/l0-s1#0@l0" (leaf 0's port) or "p0/h3-l0@h3" (host 3's NIC).
+     */
+    std::string GetPortName(uint32_t link, bool upper) const;
+    /** GetPortName of \p port ("" if it is not in this fabric). */
+    std::string GetPortName(const Ptr<FabricPort>& port) const;
+
+    /** The PFC pause-storm and deadlock detector (nullptr when PFC is off). */
+    Ptr<FabricPfcMonitor> GetPfcMonitor() const;
 
     // Failures
     void SetLinkUp(uint32_t link, bool up);
@@ -104,6 +116,7 @@ class Fabric : public Object
     std::vector<FabricLink> m_links;
     Time m_convergenceDelay;
     uint32_t m_routeComputations = 0;
+    Ptr<Object> m_pfcMonitor; //!< a FabricPfcMonitor (held as Object: no include cycle)
 };
 
 } // namespace ns3

@@ -742,3 +742,142 @@ TEST_CASE("FabricSpec: JsonReader reports unbounded reads, arrays and escaped ke
         root["absent"].AsBool(),
         "t.json: /absent: expected true or false, got nothing (required key is missing)");
 }
+
+namespace
+{
+/** ValidSpec with a /switch/pfc object (every field given, as required once present). */
+json
+WithPfc(const json& pfc)
+{
+    json j = ValidSpec();
+    j["switch"]["pfc"] = pfc;
+    return j;
+}
+
+const json kDynamicPfc = {{"enabled", true},
+                          {"xoff", "dynamic"},
+                          {"alpha", 0.125},
+                          {"xon_delta_bytes", 18000},
+                          {"headroom_bytes", nullptr},
+                          {"lossless_priority", 3}};
+} // namespace
+
+TEST_CASE("FabricSpec: switch.pfc is optional, off by default, and parses both XOFF forms",
+          "[spec][pfc]")
+{
+    // Absent: PFC off (the fabric is lossy, "resilient RoCE"), nothing reserved.
+    FabricSpec off = ParseFabricSpec(ValidSpec(), kFile);
+    CHECK_FALSE(off.switches.pfc.enabled);
+    CHECK(off.MaxSwitchHeadroomBytes() == 0);
+
+    // Dynamic XOFF with headroom from the links: a leaf has 2 host ports and
+    // 2 uplinks, all 100 Gb/s, 1 us: 4 x (2 x 12,513 + 3 x 9,000 + 132) bytes.
+    FabricSpec dyn = ParseFabricSpec(WithPfc(kDynamicPfc), kFile);
+    CHECK(dyn.switches.pfc.enabled);
+    CHECK(dyn.switches.pfc.xoffBytes == 0);
+    CHECK(dyn.switches.pfc.alpha == 0.125);
+    CHECK(dyn.switches.pfc.xonDeltaBytes == 18000);
+    CHECK(dyn.switches.pfc.headroomBytes == 0);
+    CHECK(dyn.switches.pfc.losslessPriority == 3);
+    CHECK(dyn.MaxSwitchHeadroomBytes() == 4 * 52158);
+
+    // Static XOFF (no alpha), explicit headroom, another priority.
+    json s = kDynamicPfc;
+    s["xoff"] = 100000;
+    s.erase("alpha");
+    s["headroom_bytes"] = 60000;
+    s["lossless_priority"] = 4;
+    FabricSpec st = ParseFabricSpec(WithPfc(s), kFile);
+    CHECK(st.switches.pfc.xoffBytes == 100000);
+    CHECK(st.switches.pfc.headroomBytes == 60000);
+    CHECK(st.switches.pfc.losslessPriority == 4);
+    CHECK(st.MaxSwitchHeadroomBytes() == 4 * 60000);
+
+    // Disabled but fully described: nothing reserved, values kept.
+    json d = kDynamicPfc;
+    d["enabled"] = false;
+    FabricSpec dis = ParseFabricSpec(WithPfc(d), kFile);
+    CHECK_FALSE(dis.switches.pfc.enabled);
+    CHECK(dis.MaxSwitchHeadroomBytes() == 0);
+
+    // Round trip, both forms.
+    for (const FabricSpec& spec : {off, dyn, st})
+    {
+        json j = FabricSpecToJson(spec);
+        FabricSpec back = ParseFabricSpec(j, "<inline>");
+        CHECK(back.switches.pfc.enabled == spec.switches.pfc.enabled);
+        CHECK(back.switches.pfc.xoffBytes == spec.switches.pfc.xoffBytes);
+        CHECK(back.switches.pfc.alpha == spec.switches.pfc.alpha);
+        CHECK(back.switches.pfc.xonDeltaBytes == spec.switches.pfc.xonDeltaBytes);
+        CHECK(back.switches.pfc.headroomBytes == spec.switches.pfc.headroomBytes);
+        CHECK(back.switches.pfc.losslessPriority == spec.switches.pfc.losslessPriority);
+        CHECK(FabricSpecToJson(back) == j);
+    }
+    CHECK(FabricSpecToJson(dyn)["switch"]["pfc"] == kDynamicPfc);
+    CHECK_FALSE(FabricSpecToJson(st)["switch"]["pfc"].contains("alpha"));
+}
+
+TEST_CASE("FabricSpec: bad switch.pfc values are reported at their path", "[spec][pfc]")
+{
+    auto pfcWith = [](const std::string& key, const json& value) {
+        json p = kDynamicPfc;
+        p[key] = value;
+        return WithPfc(p);
+    };
+    auto pfcWithout = [](const std::string& key) {
+        json p = kDynamicPfc;
+        p.erase(key);
+        return WithPfc(p);
+    };
+    // Every field is required once "pfc" is given (like the ECN thresholds).
+    CheckError(ErrorOf(pfcWithout("enabled")), "/switch/pfc/enabled", "true or false");
+    CheckError(ErrorOf(pfcWithout("xoff")), "/switch/pfc/xoff", "\"dynamic\" or a static");
+    CheckError(ErrorOf(pfcWithout("alpha")),
+               "/switch/pfc/alpha",
+               "required because xoff is \"dynamic\"");
+    CheckError(ErrorOf(pfcWithout("headroom_bytes")), "/switch/pfc/headroom_bytes", "null");
+    CheckError(ErrorOf(pfcWithout("lossless_priority")),
+               "/switch/pfc/lossless_priority",
+               "an unsigned integer <= 7 (an 802.1p priority)");
+    // Typos and types.
+    CHECK_THAT(ErrorOf(pfcWith("xon_delta", 1)), Catch::Contains("did you mean \"xon_delta_bytes\""));
+    CheckError(ErrorOf(With(ValidSpec(), "/switch/pfc", true)), "/switch/pfc", "an object");
+    CheckError(ErrorOf(pfcWith("enabled", "yes")), "/switch/pfc/enabled", "true or false");
+    std::string m = ErrorOf(pfcWith("xoff", "static"));
+    CheckError(m, "/switch/pfc/xoff", "\"dynamic\" or a static threshold in bytes");
+    CHECK_THAT(m, Catch::EndsWith("got string \"static\""));
+    CheckError(ErrorOf(pfcWith("xoff", -5)), "/switch/pfc/xoff", "\"dynamic\" or a static");
+    CheckError(ErrorOf(pfcWith("xoff", 1.5e4)), "/switch/pfc/xoff", "\"dynamic\" or a static");
+    // Ranges.
+    CheckError(ErrorOf(pfcWith("xoff", 0)), "/switch/pfc/xoff", "an unsigned integer in [1, ");
+    CheckError(ErrorOf(pfcWith("alpha", 0)), "/switch/pfc/alpha", "a number in [");
+    CheckError(ErrorOf(pfcWith("alpha", 100)), "/switch/pfc/alpha", "a number in [");
+    CheckError(ErrorOf(pfcWith("lossless_priority", 8)),
+               "/switch/pfc/lossless_priority",
+               "an unsigned integer <= 7 (an 802.1p priority)");
+    m = ErrorOf(pfcWith("lossless_priority", 6));
+    CheckError(m, "/switch/pfc/lossless_priority", "other than 6 (the control class's");
+    CheckError(ErrorOf(pfcWith("headroom_bytes", 100)),
+               "/switch/pfc/headroom_bytes",
+               "at least one 9000-byte jumbo frame");
+    CheckError(ErrorOf(pfcWith("headroom_bytes", "auto")),
+               "/switch/pfc/headroom_bytes",
+               "null (sized from each port's link) or bytes");
+    // Contradictions: alpha with a static XOFF, XON below zero, headroom
+    // that leaves no shared buffer.
+    json st = kDynamicPfc;
+    st["xoff"] = 50000;
+    CheckError(ErrorOf(WithPfc(st)),
+               "/switch/pfc/alpha",
+               "no key here (xoff is a static threshold");
+    st.erase("alpha");
+    st["xon_delta_bytes"] = 60000;
+    CheckError(ErrorOf(WithPfc(st)),
+               "/switch/pfc/xon_delta_bytes",
+               "an unsigned integer <= 50000 (at most xoff: XON = xoff - xon_delta_bytes)");
+    json big = pfcWith("headroom_bytes", 9000000);
+    m = ErrorOf(big);
+    CheckError(m, "/switch/buffer_bytes", "more than the PFC headroom reserved in the largest "
+                                          "switch (36000000 bytes");
+    CHECK_THAT(m, Catch::EndsWith("got 33554432"));
+}

@@ -20,6 +20,8 @@ DropReasonName(DropReason reason)
         return "malformed";
     case DropReason::NoHandler:
         return "no_handler";
+    case DropReason::PfcHeadroom:
+        return "pfc_headroom";
     case DropReason::Count:
         break;
     }

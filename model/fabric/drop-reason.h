@@ -21,6 +21,7 @@ enum class DropReason : uint8_t
     NoRoute,        //!< switch had no live next hop for the destination
     Malformed,      //!< not an Ethernet/IPv4/UDP frame for this fabric
     NoHandler,      //!< reached a NIC with no endpoint for its UDP port
+    PfcHeadroom,    //!< lossless (PFC) frame found its ingress headroom full: 0 in a sized fabric
     Count
 };
 

@@ -1,6 +1,7 @@
 #include "fabric-port.h"
 
 #include "fabric-channel.h"
+#include "pfc-pause-header.h"
 
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
@@ -89,6 +90,25 @@ FabricPort::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&FabricPort::m_receiveErrorModel),
                           MakePointerChecker<ErrorModel>())
+            .AddAttribute("PfcEnabled",
+                          "Priority Flow Control: the data class is lossless. The port obeys "
+                          "PAUSE frames for its priority and, on a switch, its lossless frames "
+                          "are admitted by the switch's ingress accounting (false: PAUSE frames "
+                          "are counted and ignored, tail drop only)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&FabricPort::m_pfcEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("DataPriority",
+                          "802.1p priority of the data class: the lossless priority under PFC "
+                          "(3, the usual RoCE choice)",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&FabricPort::m_dataPriority),
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("ControlPriority",
+                          "802.1p priority of the control class (ACKs, CNPs); never paused",
+                          UintegerValue(6),
+                          MakeUintegerAccessor(&FabricPort::m_controlPriority),
+                          MakeUintegerChecker<uint8_t>(0, 7))
             .AddTraceSource("Enqueue",
                             "A frame was queued for transmission",
                             MakeTraceSourceAccessor(&FabricPort::m_enqueueTrace),
@@ -116,7 +136,20 @@ FabricPort::GetTypeId()
             .AddTraceSource("MacRx",
                             "A frame was received and passed the error model",
                             MakeTraceSourceAccessor(&FabricPort::m_macRxTrace),
-                            "ns3::Packet::TracedCallback");
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PfcTx",
+                            "A PFC frame (pause or resume) was sent",
+                            MakeTraceSourceAccessor(&FabricPort::m_pfcTxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PfcRx",
+                            "A PFC frame was received (and consumed)",
+                            MakeTraceSourceAccessor(&FabricPort::m_pfcRxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PfcPauseState",
+                            "A lossless priority of this transmitter became paused (true) or "
+                            "resumed (false): at a PAUSE arrival, or at its exact expiry",
+                            MakeTraceSourceAccessor(&FabricPort::m_pfcStateTrace),
+                            "ns3::FabricPort::PfcStateTracedCallback");
     return tid;
 }
 
@@ -132,6 +165,7 @@ void
 FabricPort::DoDispose()
 {
     m_wake.Cancel();
+    m_pauseWake.Cancel();
     for (auto& q : m_queues)
     {
         q.clear();
@@ -203,7 +237,7 @@ FabricPort::EcnMarkProbability(uint32_t queueBytes) const
 }
 
 bool
-FabricPort::Enqueue(Ptr<Packet> frame, const FrameInfo& info)
+FabricPort::Enqueue(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress)
 {
     const int64_t nowPs = Simulator::Now().GetPicoSeconds();
     CatchUp(nowPs); // queue state as of now: admission and marking are exact
@@ -213,20 +247,42 @@ FabricPort::Enqueue(Ptr<Packet> frame, const FrameInfo& info)
         RecordDrop(frame, DropReason::LinkDown);
         return false;
     }
-    if (m_queueBytes + bytes > m_maxQueueBytes)
+    const uint32_t cls = ClassOf(info.dscp);
+    const uint8_t priority = PriorityOf(cls);
+    uint8_t charge = m_sharedBuffer ? kChargePool : kChargeNone;
+    PfcAdmission admission = PfcAdmission::Lossy;
+    if (ingress != kNoIngress && IsLossless(cls))
     {
-        RecordDrop(frame, DropReason::Buffer);
-        return false;
+        // PFC: the switch's ingress accounting decides; the port limit does
+        // not apply to lossless frames (pausing the sender is the point).
+        admission = m_sink->AdmitLossless(ingress, priority, bytes);
+        if (admission == PfcAdmission::Drop)
+        {
+            RecordDrop(frame, DropReason::PfcHeadroom);
+            return false;
+        }
+        if (admission == PfcAdmission::Admitted)
+        {
+            charge = kChargeLossless;
+        }
     }
-    if (m_sharedBuffer && !m_sharedBuffer->TryReserve(bytes))
+    if (admission == PfcAdmission::Lossy)
     {
-        // Sibling ports may hold frames that have started by now but are not
-        // yet released: bring them up to date before refusing.
-        m_sink->SyncPorts();
-        if (!m_sharedBuffer->TryReserve(bytes))
+        if (m_queueBytes + bytes > m_maxQueueBytes)
         {
             RecordDrop(frame, DropReason::Buffer);
             return false;
+        }
+        if (m_sharedBuffer && !m_sharedBuffer->TryReserve(bytes))
+        {
+            // Sibling ports may hold frames that have started by now but are not
+            // yet released: bring them up to date before refusing.
+            m_sink->SyncPorts();
+            if (!m_sharedBuffer->TryReserve(bytes))
+            {
+                RecordDrop(frame, DropReason::Buffer);
+                return false;
+            }
         }
     }
     if (m_ecnEnabled && (info.ecn == Ecn::Ect0 || info.ecn == Ecn::Ect1))
@@ -239,7 +295,8 @@ FabricPort::Enqueue(Ptr<Packet> frame, const FrameInfo& info)
             m_ecnMarkTrace(frame);
         }
     }
-    m_queues[ClassOf(info.dscp)].push_back(Queued{frame, bytes, nowPs});
+    m_queues[cls].push_back(
+        Queued{frame, bytes, static_cast<uint16_t>(ingress), priority, charge, nowPs});
     m_queueBytes += bytes;
     if (m_queueBytes > m_stats.peakQueueBytes)
     {
@@ -256,11 +313,26 @@ FabricPort::GetIdlePs()
     const int64_t nowPs = Simulator::Now().GetPicoSeconds();
     CatchUp(nowPs);
     int64_t idle = std::max(nowPs, m_txFreePs);
-    for (const auto& queue : m_queues)
-    {
+    auto drain = [this, &idle](const std::deque<Queued>& queue) {
         for (const auto& q : queue)
         {
             idle += int64_t(LinePs(WireBytes(q.bytes, m_interframeBytes)));
+        }
+    };
+    // Classes that may send go first; a paused class waits for its expiry.
+    for (uint32_t cls = 0; cls < kTrafficClasses; ++cls)
+    {
+        if (m_classPausedUntilPs[cls] <= nowPs)
+        {
+            drain(m_queues[cls]);
+        }
+    }
+    for (uint32_t cls = 0; cls < kTrafficClasses; ++cls)
+    {
+        if (m_classPausedUntilPs[cls] > nowPs)
+        {
+            idle = std::max(idle, m_classPausedUntilPs[cls]);
+            drain(m_queues[cls]);
         }
     }
     return idle;
@@ -276,7 +348,8 @@ int32_t
 FabricPort::PickClass(int64_t startPs) const
 {
     auto eligible = [this, startPs](uint32_t cls) {
-        return !m_queues[cls].empty() && m_queues[cls].front().enqueuedPs <= startPs;
+        return !m_queues[cls].empty() && m_queues[cls].front().enqueuedPs <= startPs &&
+               m_classPausedUntilPs[cls] <= startPs;
     };
     if (m_strictPriority)
     {
@@ -294,17 +367,20 @@ FabricPort::CatchUp(int64_t nowPs)
     while (m_queueBytes > 0 && m_txFreePs <= nowPs)
     {
         // The next frame starts when the transmitter is free, or, if it
-        // idled, when the first of the queued frames arrived.
+        // idled, when the first of the queued frames arrived (or its class's
+        // pause expired).
         int64_t startPs = m_txFreePs;
         int32_t cls = PickClass(startPs);
         if (cls < 0)
         {
             startPs = INT64_MAX;
-            for (const auto& q : m_queues)
+            for (uint32_t c = 0; c < kTrafficClasses; ++c)
             {
+                const auto& q = m_queues[c];
                 if (!q.empty())
                 {
-                    startPs = std::min(startPs, q.front().enqueuedPs);
+                    startPs = std::min(startPs,
+                                       std::max(q.front().enqueuedPs, m_classPausedUntilPs[c]));
                 }
             }
             if (startPs > nowPs)
@@ -315,7 +391,9 @@ FabricPort::CatchUp(int64_t nowPs)
         }
         Commit(cls, startPs);
     }
-    if (m_eventPerDequeue && m_queueBytes > 0)
+    // With the transmitter idle and frames queued, their class is paused:
+    // the pause wake-up, not this one, starts them.
+    if ((m_eventPerDequeue || m_trackDepartures) && m_queueBytes > 0 && m_txFreePs > nowPs)
     {
         ArmWake();
     }
@@ -332,10 +410,6 @@ FabricPort::Commit(uint32_t cls, int64_t startPs)
         m_rrNext = (cls + 1) % kTrafficClasses;
     }
     m_queueBytes -= q.bytes;
-    if (m_sharedBuffer)
-    {
-        m_sharedBuffer->Release(q.bytes);
-    }
     const uint32_t wire = WireBytes(q.bytes, m_interframeBytes);
     m_txFreePs = startPs + int64_t(LinePs(wire));
     ++m_stats.txPackets;
@@ -344,6 +418,21 @@ FabricPort::Commit(uint32_t cls, int64_t startPs)
     m_dequeueTrace(q.frame);
     m_snifferTrace(q.frame);
     m_channel->Transmit(this, q.frame, m_txFreePs);
+    // Last: a PFC release may make the switch send a resume (on this port too).
+    ReleaseCharge(q);
+}
+
+void
+FabricPort::ReleaseCharge(const Queued& q)
+{
+    if (q.charge == kChargePool)
+    {
+        m_sharedBuffer->Release(q.bytes);
+    }
+    else if (q.charge == kChargeLossless)
+    {
+        m_sink->ReleaseLossless(q.ingress, q.priority, q.bytes);
+    }
 }
 
 void
@@ -376,6 +465,10 @@ FabricPort::Receive(Ptr<Packet> frame, uint32_t epoch)
         RecordDrop(frame, DropReason::ErrorModel);
         return;
     }
+    if (frame->GetSize() == PfcPauseHeader::kBytes && ReceivePfc(frame))
+    {
+        return; // MAC control: consumed by the port
+    }
     ++m_stats.rxPackets;
     m_stats.rxBytes += frame->GetSize();
     m_snifferTrace(frame);
@@ -391,9 +484,20 @@ FabricPort::LinkStateChanged(bool up)
     if (!up)
     {
         m_wake.Cancel();
+        // A dead link carries no pause: the pauses this transmitter obeyed end.
+        const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+        for (uint8_t p = 0; p < kPfcPriorities; ++p)
+        {
+            if (m_pauseActive[p])
+            {
+                EndPause(p, nowPs);
+            }
+        }
+        UpdateClassPauses();
+        m_pauseWake.Cancel();
         Flush(DropReason::LinkDown);
         // The frame being serialised is lost with the link; the transmitter is free.
-        m_txFreePs = std::min(m_txFreePs, Simulator::Now().GetPicoSeconds());
+        m_txFreePs = std::min(m_txFreePs, nowPs);
     }
     m_linkChangeCallbacks();
     if (m_sink)
@@ -412,13 +516,238 @@ FabricPort::Flush(DropReason reason)
             Queued q = std::move(queue.front());
             queue.pop_front();
             m_queueBytes -= q.bytes;
-            if (m_sharedBuffer)
-            {
-                m_sharedBuffer->Release(q.bytes);
-            }
+            ReleaseCharge(q);
             RecordDrop(q.frame, reason);
         }
     }
+}
+
+// ---- Priority Flow Control ------------------------------------------------
+
+uint64_t
+FabricPort::PauseQuantaPs(uint32_t quanta) const
+{
+    return LinePs(uint64_t(quanta) * (PfcPauseHeader::kQuantumBits / 8));
+}
+
+void
+FabricPort::SendPfc(uint8_t priority, uint16_t quanta)
+{
+    PfcPauseHeader h;
+    h.SetPause(priority, quanta);
+    SendPfc(h);
+}
+
+void
+FabricPort::SendPfc(PfcPauseHeader header)
+{
+    if (!m_linkUp || !m_channel)
+    {
+        return; // nobody to tell; the sender re-evaluates when the link is back
+    }
+    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+    CatchUp(nowPs); // the frame on the wire (if any) is the one it follows
+    header.SetSource(m_address);
+    Ptr<Packet> frame = Create<Packet>();
+    frame->AddHeader(header);
+    const uint32_t wire = WireBytes(PfcPauseHeader::kBytes, m_interframeBytes);
+    m_txFreePs = std::max(nowPs, m_txFreePs) + int64_t(LinePs(wire));
+    ++m_stats.pfcTxFrames;
+    m_stats.txWireBytes += wire;
+    m_pfcTxTrace(frame);
+    m_snifferTrace(frame);
+    m_channel->Transmit(this, frame, m_txFreePs);
+    if ((m_eventPerDequeue || m_trackDepartures) && m_queueBytes > 0)
+    {
+        ArmWake();
+    }
+}
+
+bool
+FabricPort::ReceivePfc(Ptr<Packet> frame)
+{
+    PfcPauseHeader h;
+    if (!PfcPauseHeader::Peek(*frame, &h))
+    {
+        return false;
+    }
+    ++m_stats.pfcRxFrames;
+    m_snifferTrace(frame);
+    m_pfcRxTrace(frame);
+    if (!m_pfcEnabled)
+    {
+        return true; // a port without PFC ignores PFC frames
+    }
+    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+    // Frames that started before the PAUSE arrived are committed; pauses
+    // that ran out before now end at their own expiry.
+    CatchUp(nowPs);
+    bool resumed = ExpirePauses(nowPs);
+    for (uint8_t p = 0; p < kPfcPriorities; ++p)
+    {
+        if (!h.IsEnabled(p) || !(IsLossless(kDataClass) && p == m_dataPriority))
+        {
+            continue; // only the lossless priority obeys
+        }
+        const int64_t until = nowPs + int64_t(PauseQuantaPs(h.GetQuanta(p)));
+        if (until > nowPs)
+        {
+            if (!m_pauseActive[p])
+            {
+                m_pauseActive[p] = true;
+                m_pauseStartPs[p] = nowPs;
+                m_pfcStateTrace(p, true);
+            }
+            m_pausedUntilPs[p] = until; // a refresh extends, a shorter one shortens
+        }
+        else if (m_pauseActive[p])
+        {
+            EndPause(p, nowPs);
+            resumed = true;
+        }
+    }
+    UpdateClassPauses();
+    ArmPauseWake();
+    CatchUp(nowPs); // a resume lets queued frames start now
+    if (resumed && m_sink)
+    {
+        m_sink->PortResumed(this);
+    }
+    return true;
+}
+
+bool
+FabricPort::ExpirePauses(int64_t nowPs)
+{
+    bool ended = false;
+    for (uint8_t p = 0; p < kPfcPriorities; ++p)
+    {
+        if (m_pauseActive[p] && m_pausedUntilPs[p] <= nowPs)
+        {
+            EndPause(p, m_pausedUntilPs[p]);
+            ended = true;
+        }
+    }
+    return ended;
+}
+
+void
+FabricPort::EndPause(uint8_t priority, int64_t endPs)
+{
+    m_stats.pfcPausedPs += uint64_t(endPs - m_pauseStartPs[priority]);
+    m_pauseActive[priority] = false;
+    m_pausedUntilPs[priority] = endPs;
+    m_pfcStateTrace(priority, false);
+}
+
+void
+FabricPort::UpdateClassPauses()
+{
+    for (uint32_t cls = 0; cls < kTrafficClasses; ++cls)
+    {
+        m_classPausedUntilPs[cls] = IsLossless(cls) ? m_pausedUntilPs[PriorityOf(cls)] : 0;
+    }
+}
+
+void
+FabricPort::ArmPauseWake()
+{
+    int64_t earliest = INT64_MAX;
+    for (uint8_t p = 0; p < kPfcPriorities; ++p)
+    {
+        if (m_pauseActive[p])
+        {
+            earliest = std::min(earliest, m_pausedUntilPs[p]);
+        }
+    }
+    if (earliest == INT64_MAX)
+    {
+        m_pauseWake.Cancel();
+        return;
+    }
+    // A wake-up already due at or before the expiry re-arms itself when it
+    // runs (a refreshed pause costs one event per refresh, not per frame).
+    if (m_pauseWake.IsRunning() && m_pauseWakePs <= earliest)
+    {
+        return;
+    }
+    m_pauseWake.Cancel();
+    m_pauseWakePs = earliest;
+    const int64_t wakeNs = (earliest + 999) / 1000;
+    m_pauseWake =
+        Simulator::Schedule(NanoSeconds(wakeNs) - Simulator::Now(), &FabricPort::PauseWake, this);
+}
+
+void
+FabricPort::PauseWake()
+{
+    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+    // Frames due before the expiry go first, then the expiry lets the paused
+    // class start at its exact picosecond (CatchUp takes max(arrival, expiry)).
+    const bool ended = ExpirePauses(nowPs);
+    UpdateClassPauses();
+    CatchUp(nowPs);
+    ArmPauseWake();
+    if (ended && m_sink)
+    {
+        m_sink->PortResumed(this);
+    }
+}
+
+bool
+FabricPort::IsPaused(uint8_t priority) const
+{
+    return m_pauseActive[priority] &&
+           m_pausedUntilPs[priority] > Simulator::Now().GetPicoSeconds();
+}
+
+bool
+FabricPort::IsClassPaused(uint32_t cls) const
+{
+    return m_classPausedUntilPs[cls] > Simulator::Now().GetPicoSeconds();
+}
+
+Time
+FabricPort::GetPausedTime() const
+{
+    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+    uint64_t ps = m_stats.pfcPausedPs;
+    for (uint8_t p = 0; p < kPfcPriorities; ++p)
+    {
+        if (m_pauseActive[p])
+        {
+            ps += uint64_t(std::min(nowPs, m_pausedUntilPs[p]) - m_pauseStartPs[p]);
+        }
+    }
+    return PicoSeconds(ps);
+}
+
+void
+FabricPort::SetTrackDepartures(bool on)
+{
+    m_trackDepartures = on;
+    if (on)
+    {
+        Sync(); // arms the wake-up at the end of the frame on the wire
+    }
+}
+
+uint32_t
+FabricPort::GetLosslessBytesFrom(uint32_t ingress)
+{
+    Sync();
+    uint32_t bytes = 0;
+    for (const auto& queue : m_queues)
+    {
+        for (const auto& q : queue)
+        {
+            if (q.charge == kChargeLossless && q.ingress == ingress)
+            {
+                bytes += q.bytes;
+            }
+        }
+    }
+    return bytes;
 }
 
 void

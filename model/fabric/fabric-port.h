@@ -24,6 +24,20 @@
  *
  * Ingress: the receive-side ErrorModel (random loss) and link state are
  * applied, then the frame goes to the owning switch or NIC.
+ *
+ * Priority Flow Control (IEEE 802.1Qbb, docs/fabric-model.md "PFC"): each
+ * class has an 802.1p priority (DataPriority, default 3; ControlPriority,
+ * default 6). With PfcEnabled the data class is lossless: a received PAUSE
+ * frame (PfcPauseHeader; consumed here, never passed to the owner) stops it
+ * for quanta x 512 bit times (0: resume now); frames that started before the
+ * PAUSE arrived complete; control frames keep flowing. A wake-up at the
+ * expiry restarts the queue at that exact picosecond and tells the owner
+ * (FabricPacketSink::PortResumed). PAUSE frames the owner sends (SendPfc) go
+ * out after the frame on the wire, ahead of every queued frame, outside queue
+ * admission and ECN. On a switch, lossless frames are admitted by the
+ * switch's per-ingress accounting (FabricPacketSink::AdmitLossless) instead
+ * of the port's tail drop. With PfcEnabled false nothing of this runs: a
+ * received PAUSE is counted and ignored.
  */
 #ifndef METAROCE_FABRIC_PORT_H
 #define METAROCE_FABRIC_PORT_H
@@ -49,6 +63,15 @@ namespace ns3
 {
 
 class FabricPort;
+class PfcPauseHeader;
+
+/** A switch's answer to the admission of a lossless frame (FabricPacketSink::AdmitLossless). */
+enum class PfcAdmission : uint8_t
+{
+    Lossy,    //!< the owner runs no PFC: use the port's ordinary tail drop
+    Admitted, //!< charged to its (ingress, priority), in the shared pool or the headroom
+    Drop,     //!< the ingress headroom is full (DropReason::PfcHeadroom)
+};
 
 /** What owns ports and consumes the frames they receive: a switch or a NIC. */
 class FabricPacketSink
@@ -61,6 +84,19 @@ class FabricPacketSink
     virtual void PortLinkChanged(FabricPort* port, bool up) {}
     /** Brings every port sharing a buffer with the caller up to date (FabricPort::Sync). */
     virtual void SyncPorts() {}
+    /**
+     * PFC: admits a lossless frame of \p bytes that arrived on the owner's
+     * port \p ingress (FabricPort::GetSinkIndex) with \p priority, charging
+     * it to that (ingress, priority) until ReleaseLossless.
+     */
+    virtual PfcAdmission AdmitLossless(uint32_t ingress, uint8_t priority, uint32_t bytes)
+    {
+        return PfcAdmission::Lossy;
+    }
+    /** PFC: a frame admitted by AdmitLossless left the buffer (started, or was flushed). */
+    virtual void ReleaseLossless(uint32_t ingress, uint8_t priority, uint32_t bytes) {}
+    /** PFC: a pause \p port obeyed ended (expired or resumed); its lossless class may send. */
+    virtual void PortResumed(FabricPort* port) {}
 };
 
 /** Counters of one port; the trace sources carry the same events one by one. */
@@ -74,6 +110,12 @@ struct FabricPortStats
     uint64_t ecnMarked = 0;
     DropCounters drops{};     //!< packets dropped by this port, per reason
     uint32_t peakQueueBytes = 0;
+    // PFC. PAUSE frames are not in tx/rxPackets or tx/rxBytes; their line
+    // bytes are in txWireBytes (they occupy the line).
+    uint64_t pfcTxFrames = 0;  //!< PAUSE frames sent (pauses and resumes)
+    uint64_t pfcRxFrames = 0;  //!< PAUSE frames received (obeyed or not)
+    uint64_t pfcPausedPs = 0;  //!< time the transmitter's lossless priorities were paused,
+                               //!< over finished pauses (GetPausedTime adds the current one)
 };
 
 class FabricPort : public NetDevice
@@ -82,12 +124,15 @@ class FabricPort : public NetDevice
     static constexpr uint32_t kTrafficClasses = 2;
     static constexpr uint32_t kControlClass = 0;
     static constexpr uint32_t kDataClass = 1;
+    static constexpr uint32_t kPfcPriorities = 8;
+    static constexpr uint32_t kNoIngress = 0xffff; //!< Enqueue from the owner itself (a NIC)
 
     static TypeId GetTypeId();
     FabricPort();
     ~FabricPort() override;
 
     typedef void (*DropTracedCallback)(Ptr<const Packet> frame, DropReason reason);
+    typedef void (*PfcStateTracedCallback)(uint8_t priority, bool paused);
 
     /** Connects this port to one side of \p channel. */
     void Attach(Ptr<FabricChannel> channel);
@@ -95,15 +140,51 @@ class FabricPort : public NetDevice
     void SetPacketSink(FabricPacketSink* sink);
     /** The switch buffer this port reserves from (nullptr: port limit only). */
     void SetSharedBuffer(Ptr<SharedBuffer> buffer);
+    /** Index of this port in its owner (set by the owner; switches use it for PFC accounting). */
+    void SetSinkIndex(uint32_t index) { m_sinkIndex = index; }
+    uint32_t GetSinkIndex() const { return m_sinkIndex; }
 
     /**
      * Queues a frame for transmission (already parsed by the caller).
+     * \param ingress the owner's port it arrived on (switches), kNoIngress otherwise
      * \return false if it was dropped (counted and traced here).
      */
-    bool Enqueue(Ptr<Packet> frame, const FrameInfo& info);
+    bool Enqueue(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress = kNoIngress);
 
     /** Traffic class of a frame with this DSCP. */
     uint32_t ClassOf(uint8_t dscp) const { return dscp == m_controlDscp ? kControlClass : kDataClass; }
+    /** 802.1p priority of a traffic class (DataPriority, ControlPriority). */
+    uint8_t PriorityOf(uint32_t cls) const
+    {
+        return cls == kControlClass ? m_controlPriority : m_dataPriority;
+    }
+    /** Whether PFC protects this class here (PfcEnabled and the data class). */
+    bool IsLossless(uint32_t cls) const { return m_pfcEnabled && cls == kDataClass; }
+    bool IsPfcEnabled() const { return m_pfcEnabled; }
+
+    /**
+     * Sends a PFC frame now: after the frame on the wire, ahead of every
+     * queued frame (no admission, no ECN). The source MAC is this port's.
+     */
+    void SendPfc(PfcPauseHeader header);
+    /** SendPfc of a frame pausing (or, with quanta 0, resuming) one priority. */
+    void SendPfc(uint8_t priority, uint16_t quanta);
+    /** Picoseconds of \p quanta pause quanta (512 bit times each) at this port's rate. */
+    uint64_t PauseQuantaPs(uint32_t quanta) const;
+    /** Whether a received pause stops \p priority now. */
+    bool IsPaused(uint8_t priority) const;
+    /** Whether a class is paused now (NIC schedulers check it before handing data over). */
+    bool IsClassPaused(uint32_t cls) const;
+    /** Total time this transmitter's lossless priorities have been paused, up to now. */
+    Time GetPausedTime() const;
+    /**
+     * While on, the port schedules an event at every frame start (as
+     * EventPerDequeue does), so its owner sees departures on time; a switch
+     * turns it on while one of its ingresses is in XOFF (exact XON).
+     */
+    void SetTrackDepartures(bool on);
+    /** Lossless frame bytes queued here that arrived on the owner's port \p ingress. */
+    uint32_t GetLosslessBytesFrom(uint32_t ingress);
 
     /** Called by the channel: a frame's last bit arrived. \p epoch is the link epoch at send time. */
     void Receive(Ptr<Packet> frame, uint32_t epoch);
@@ -121,8 +202,10 @@ class FabricPort : public NetDevice
     uint32_t GetQueuePackets();
     /**
      * Picoseconds at which the transmitter will have sent everything queued
-     * now (the current time if idle). A NIC scheduler hands the port its next
-     * frame then, so the NIC queue stays empty and the port never idles.
+     * now (the current time if idle), and a data frame handed over now could
+     * start: never before a pause of its class expires. A NIC scheduler hands
+     * the port its next frame then, so the NIC queue stays empty and the port
+     * never idles.
      */
     int64_t GetIdlePs();
     const FabricPortStats& GetStats() const { return m_stats; }
@@ -173,10 +256,21 @@ class FabricPort : public NetDevice
     void DoDispose() override;
 
   private:
+    /** Where a queued frame is charged (released when it starts or is flushed). */
+    enum Charge : uint8_t
+    {
+        kChargeNone = 0, //!< nowhere (NIC port)
+        kChargePool,     //!< the switch's shared pool (lossy, tail drop)
+        kChargeLossless, //!< the switch's PFC accounting of (ingress, priority)
+    };
+
     struct Queued
     {
         Ptr<Packet> frame;
         uint32_t bytes;
+        uint16_t ingress;  //!< owner's port it arrived on (kChargeLossless)
+        uint8_t priority;  //!< its PFC priority (kChargeLossless)
+        uint8_t charge;    //!< Charge
         int64_t enqueuedPs;
     };
 
@@ -193,6 +287,18 @@ class FabricPort : public NetDevice
     void Wake();
     uint32_t QueuedPackets() const;
     void Flush(DropReason reason);
+    /** Gives back a started or flushed frame's buffer charge. */
+    void ReleaseCharge(const Queued& q);
+    /** Consumes a received PFC frame; false if \p frame is not one. */
+    bool ReceivePfc(Ptr<Packet> frame);
+    /** Ends the pauses whose time is up at \p nowPs; true if any ended. */
+    bool ExpirePauses(int64_t nowPs);
+    void EndPause(uint8_t priority, int64_t endPs);
+    /** Recomputes the per-class pause ends from the per-priority ones. */
+    void UpdateClassPauses();
+    /** Schedules the wake-up at the earliest pause expiry (one per pause episode). */
+    void ArmPauseWake();
+    void PauseWake();
 
     // Configuration (attributes)
     DataRate m_rate;
@@ -207,11 +313,15 @@ class FabricPort : public NetDevice
     bool m_eventPerDequeue;
     uint16_t m_mtu;
     Ptr<ErrorModel> m_receiveErrorModel;
+    bool m_pfcEnabled;
+    uint8_t m_dataPriority;
+    uint8_t m_controlPriority;
 
     // Wiring
     Ptr<Node> m_node;
     Ptr<FabricChannel> m_channel;
     FabricPacketSink* m_sink = nullptr;
+    uint32_t m_sinkIndex = 0;
     Ptr<SharedBuffer> m_sharedBuffer;
     Mac48Address m_address;
     uint32_t m_ifIndex = 0;
@@ -227,6 +337,15 @@ class FabricPort : public NetDevice
     uint32_t m_rrNext = 0;     //!< next class to serve in round robin
     mutable uint64_t m_cachedBps = 0;      //!< rate m_psPerByte was computed for
     mutable uint64_t m_psPerByte = 0;      //!< exact ps per byte, 0 if not an integer
+    bool m_trackDepartures = false;        //!< SetTrackDepartures
+
+    // PFC: pauses received (this transmitter obeys them)
+    std::array<int64_t, kPfcPriorities> m_pausedUntilPs{};  //!< exact end of the pause, ps
+    std::array<int64_t, kPfcPriorities> m_pauseStartPs{};   //!< start of the current episode
+    std::array<bool, kPfcPriorities> m_pauseActive{};       //!< an episode is open
+    std::array<int64_t, kTrafficClasses> m_classPausedUntilPs{}; //!< 0 when PFC is off
+    EventId m_pauseWake;
+    int64_t m_pauseWakePs = 0;
 
     FabricPortStats m_stats;
 
@@ -236,6 +355,9 @@ class FabricPort : public NetDevice
     TracedCallback<Ptr<const Packet>> m_ecnMarkTrace;
     TracedCallback<Ptr<const Packet>> m_snifferTrace;
     TracedCallback<Ptr<const Packet>> m_macRxTrace;
+    TracedCallback<Ptr<const Packet>> m_pfcTxTrace;
+    TracedCallback<Ptr<const Packet>> m_pfcRxTrace;
+    TracedCallback<uint8_t, bool> m_pfcStateTrace;
 };
 
 } // namespace ns3

@@ -3,6 +3,8 @@
 #include "ecmp-hash.h"
 #include "fabric-address.h"
 
+#include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -42,7 +44,46 @@ FabricSwitch::GetTypeId()
                           "removing it from (or restoring it to) its ECMP groups",
                           TimeValue(MicroSeconds(10)),
                           MakeTimeAccessor(&FabricSwitch::m_detectionDelay),
-                          MakeTimeChecker(Time(0)));
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("PfcEnabled",
+                          "Priority Flow Control: per-ingress accounting of lossless frames, "
+                          "PAUSE upstream at XOFF (set before AddPort; ports need PfcEnabled too)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&FabricSwitch::m_pfcEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("PfcXoffBytes",
+                          "Static XOFF per (ingress, priority) in bytes; 0: dynamic, "
+                          "PfcAlpha x free shared pool (as Broadcom switches and HPCC do)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricSwitch::m_pfcXoffBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("PfcAlpha",
+                          "Dynamic XOFF = alpha x free shared pool (1/8: HPCC's pfc_a_shift 3)",
+                          DoubleValue(0.125),
+                          MakeDoubleAccessor(&FabricSwitch::m_pfcAlpha),
+                          MakeDoubleChecker<double>(1.0 / 1024, 64.0))
+            .AddAttribute("PfcXonDeltaBytes",
+                          "XON = XOFF - this hysteresis (default two 9000-byte MTUs)",
+                          UintegerValue(18000),
+                          MakeUintegerAccessor(&FabricSwitch::m_pfcXonDeltaBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("PfcHeadroomBytes",
+                          "Headroom per (ingress port, lossless priority), reserved out of the "
+                          "buffer; 0: sized from the port's link, 2 x rate x (delay + 1 ns) + "
+                          "3 x MTU + 132 bytes",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricSwitch::m_pfcHeadroomBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("PfcPauseQuanta",
+                          "Pause time a PAUSE asks for, in quanta of 512 bit times (65535: the "
+                          "longest, refreshed at half its duration while above XON)",
+                          UintegerValue(0xffff),
+                          MakeUintegerAccessor(&FabricSwitch::m_pfcQuanta),
+                          MakeUintegerChecker<uint16_t>(2))
+            .AddTraceSource("PfcIngress",
+                            "An (ingress port, priority) entered (true) or left (false) XOFF",
+                            MakeTraceSourceAccessor(&FabricSwitch::m_pfcIngressTrace),
+                            "ns3::FabricSwitch::PfcIngressTracedCallback");
     return tid;
 }
 
@@ -51,6 +92,14 @@ FabricSwitch::FabricSwitch() = default;
 void
 FabricSwitch::DoDispose()
 {
+    for (auto& in : m_pfc)
+    {
+        for (auto& e : in.refresh)
+        {
+            e.Cancel();
+        }
+    }
+    m_pfc.clear();
     m_ports.clear();
     m_buffer = nullptr;
     Object::DoDispose();
@@ -65,9 +114,52 @@ FabricSwitch::AddPort(Ptr<FabricPort> port)
     }
     port->SetPacketSink(this);
     port->SetSharedBuffer(m_buffer);
+    port->SetSinkIndex(m_ports.size());
     m_ports.push_back(port);
     m_portUsable.push_back(port->IsLinkUp());
+    PfcIngress in;
+    if (m_pfcEnabled)
+    {
+        // One lossless priority per port (the data class's): one headroom.
+        in.headroomCap = m_pfcHeadroomBytes ? m_pfcHeadroomBytes : AutoHeadroomBytes(*port);
+        const uint64_t reserved = m_buffer->Reserved() + in.headroomCap;
+        NS_ABORT_MSG_IF(reserved >= m_buffer->Capacity(),
+                        "FabricSwitch: PFC headroom of " << m_ports.size() << " ports ("
+                                                         << reserved << " bytes) leaves no shared "
+                                                         << "buffer out of " << m_buffer->Capacity());
+        m_buffer->SetReserved(reserved);
+    }
+    m_pfc.push_back(in);
     return m_ports.size() - 1;
+}
+
+uint32_t
+FabricSwitch::AutoHeadroomBytes(const FabricPort& port)
+{
+    // After the frame that crosses XOFF (<= MTU) arrives, the upstream keeps
+    // sending until the PAUSE reaches it: the PAUSE waits for the frame on
+    // our wire (<= MTU + 24 line bytes), is serialised (84), propagates
+    // (delay); the upstream finishes the frame it started (<= MTU + 24) and
+    // everything it sent meanwhile propagates back (delay). Event times are
+    // rounded up to the nanosecond twice on the way (+1 ns each way).
+    // Total: 2 x rate x (delay + 1 ns) + 3 x MTU + 2 x 24 + 84 bytes.
+    const Ptr<FabricChannel> channel = port.GetFabricChannel();
+    return PfcAutoHeadroomBytes(port.GetDataRate().GetBitRate(),
+                                channel ? channel->GetDelay() : Time(0),
+                                port.GetMtu());
+}
+
+uint32_t
+PfcAutoHeadroomBytes(uint64_t bps, Time delay, uint32_t mtu)
+{
+    const uint64_t delayPs = uint64_t(std::max<int64_t>(0, delay.GetPicoSeconds()));
+    const unsigned __int128 bits = static_cast<unsigned __int128>(bps) * (delayPs + 1000);
+    constexpr uint64_t kBitPsPerByte = 8'000'000'000'000ULL; // bits x ps per byte at 1 s
+    const uint64_t bdpBytes = uint64_t((bits + kBitPsPerByte - 1) / kBitPsPerByte);
+    const uint64_t bytes = 2 * bdpBytes + 3 * uint64_t(mtu) +
+                           2 * (kEthernetFcsBytes + kEthernetPreambleIfgBytes) +
+                           WireBytes(kEthernetMinFrameBytes);
+    return static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX));
 }
 
 void
@@ -124,7 +216,7 @@ FabricSwitch::ReceiveFromPort(FabricPort* port, Ptr<Packet> frame)
         port->RecordDrop(frame, DropReason::NoRoute);
         return;
     }
-    m_ports[out]->Enqueue(frame, info);
+    m_ports[out]->Enqueue(frame, info, port->GetSinkIndex());
 }
 
 void
@@ -154,6 +246,163 @@ FabricSwitch::SyncPorts()
     {
         port->Sync();
     }
+}
+
+// ---- PFC -------------------------------------------------------------------
+
+uint64_t
+FabricSwitch::GetPfcXoffBytes() const
+{
+    if (m_pfcXoffBytes > 0)
+    {
+        return m_pfcXoffBytes;
+    }
+    return static_cast<uint64_t>(m_pfcAlpha * double(m_buffer->Free()));
+}
+
+uint64_t
+FabricSwitch::GetPfcIngressBytes(uint32_t port, uint8_t priority) const
+{
+    const PfcIngress& in = m_pfc.at(port);
+    return uint64_t(in.shared[priority]) + in.headroom[priority];
+}
+
+bool
+FabricSwitch::TryChargeShared(uint32_t ingress, uint8_t priority, uint32_t bytes)
+{
+    PfcIngress& in = m_pfc[ingress];
+    if (in.shared[priority] + uint64_t(bytes) > GetPfcXoffBytes() || !m_buffer->TryReserve(bytes))
+    {
+        return false;
+    }
+    in.shared[priority] += bytes;
+    return true;
+}
+
+PfcAdmission
+FabricSwitch::AdmitLossless(uint32_t ingress, uint8_t priority, uint32_t bytes)
+{
+    if (!m_pfcEnabled)
+    {
+        return PfcAdmission::Lossy;
+    }
+    if (TryChargeShared(ingress, priority, bytes))
+    {
+        return PfcAdmission::Admitted;
+    }
+    // Ports release frames lazily, so the counts may still hold frames that
+    // have started: they only overstate use. Bring them up to date first.
+    SyncPorts();
+    if (TryChargeShared(ingress, priority, bytes))
+    {
+        return PfcAdmission::Admitted;
+    }
+    PfcIngress& in = m_pfc[ingress];
+    if (in.headroom[priority] + uint64_t(bytes) > in.headroomCap)
+    {
+        NS_LOG_WARN("PFC headroom of port " << ingress << " priority " << unsigned(priority)
+                                            << " full (" << in.headroom[priority]
+                                            << " bytes): drop");
+        return PfcAdmission::Drop;
+    }
+    in.headroom[priority] += bytes;
+    m_pfcPeakHeadroom = std::max(m_pfcPeakHeadroom, in.headroom[priority]);
+    if (!in.xoff[priority])
+    {
+        StartXoff(ingress, priority);
+    }
+    return PfcAdmission::Admitted;
+}
+
+void
+FabricSwitch::ReleaseLossless(uint32_t ingress, uint8_t priority, uint32_t bytes)
+{
+    // Headroom drains first, so it is free again as early as possible.
+    PfcIngress& in = m_pfc[ingress];
+    const uint32_t fromHeadroom = std::min(in.headroom[priority], bytes);
+    in.headroom[priority] -= fromHeadroom;
+    const uint32_t fromShared = bytes - fromHeadroom;
+    NS_ASSERT(in.shared[priority] >= fromShared);
+    in.shared[priority] -= fromShared;
+    m_buffer->Release(fromShared);
+    if (in.xoff[priority] && ShouldResume(ingress, priority))
+    {
+        EndXoff(ingress, priority);
+    }
+}
+
+bool
+FabricSwitch::ShouldResume(uint32_t ingress, uint8_t priority) const
+{
+    const PfcIngress& in = m_pfc[ingress];
+    return in.headroom[priority] == 0 &&
+           (in.shared[priority] == 0 ||
+            in.shared[priority] + uint64_t(m_pfcXonDeltaBytes) <= GetPfcXoffBytes());
+}
+
+void
+FabricSwitch::StartXoff(uint32_t ingress, uint8_t priority)
+{
+    PfcIngress& in = m_pfc[ingress];
+    in.xoff[priority] = true;
+    ++m_pfcXoffEpisodes;
+    NS_LOG_LOGIC("XOFF port " << ingress << " priority " << unsigned(priority));
+    m_pfcIngressTrace(ingress, priority, true);
+    m_ports[ingress]->SendPfc(priority, m_pfcQuanta);
+    ScheduleRefresh(ingress, priority);
+    if (m_pfcXoffNow++ == 0)
+    {
+        for (const auto& port : m_ports)
+        {
+            port->SetTrackDepartures(true);
+        }
+    }
+}
+
+void
+FabricSwitch::EndXoff(uint32_t ingress, uint8_t priority)
+{
+    PfcIngress& in = m_pfc[ingress];
+    in.xoff[priority] = false;
+    in.refresh[priority].Cancel();
+    NS_LOG_LOGIC("XON port " << ingress << " priority " << unsigned(priority));
+    m_pfcIngressTrace(ingress, priority, false);
+    m_ports[ingress]->SendPfc(priority, 0);
+    if (--m_pfcXoffNow == 0)
+    {
+        for (const auto& port : m_ports)
+        {
+            port->SetTrackDepartures(false);
+        }
+    }
+}
+
+void
+FabricSwitch::ScheduleRefresh(uint32_t ingress, uint8_t priority)
+{
+    const uint64_t halfPs = m_ports[ingress]->PauseQuantaPs(m_pfcQuanta) / 2;
+    m_pfc[ingress].refresh[priority] = Simulator::Schedule(NanoSeconds(halfPs / 1000),
+                                                           &FabricSwitch::RefreshXoff,
+                                                           this,
+                                                           ingress,
+                                                           priority);
+}
+
+void
+FabricSwitch::RefreshXoff(uint32_t ingress, uint8_t priority)
+{
+    SyncPorts();
+    if (!m_pfc[ingress].xoff[priority])
+    {
+        return; // the sync released enough to resume
+    }
+    if (ShouldResume(ingress, priority))
+    {
+        EndXoff(ingress, priority);
+        return;
+    }
+    m_ports[ingress]->SendPfc(priority, m_pfcQuanta);
+    ScheduleRefresh(ingress, priority);
 }
 
 void

@@ -38,6 +38,7 @@ NicScheduler::SetNic(Ptr<RdmaNic> nic)
     m_nic = nic;
     m_planes.resize(nic->GetNPlanes());
     nic->AddLinkListener(MakeCallback(&NicScheduler::LinkChanged, this));
+    nic->AddResumeListener(MakeCallback(&NicScheduler::Resumed, this));
 }
 
 uint32_t
@@ -98,6 +99,15 @@ NicScheduler::Wake(uint32_t plane)
     {
         return; // the ring waits for the link (LinkChanged)
     }
+    Ptr<FabricPort> port = m_nic->GetPort(plane);
+    if (port->IsClassPaused(FabricPort::kDataClass) &&
+        port->GetIdlePs() / 1000 > Simulator::Now().GetNanoSeconds())
+    {
+        // Paused (a refresh arrived since the wake was armed): wait for the
+        // expiry or the resume instead of queueing behind the pause.
+        ArmWake(plane);
+        return;
+    }
     size_t tries = p.ring.size();
     while (tries-- > 0)
     {
@@ -120,6 +130,16 @@ NicScheduler::Wake(uint32_t plane)
         break;
     }
     ArmWake(plane);
+}
+
+void
+NicScheduler::Resumed(uint32_t plane)
+{
+    if (plane < m_planes.size())
+    {
+        m_planes[plane].wake.Cancel();
+        ArmWake(plane);
+    }
 }
 
 void

@@ -11,6 +11,11 @@
  * when that changes. Control packets (ACKs, CNPs) do not go through the
  * scheduler: endpoints hand them to the NIC directly, and the port's strict
  * priority puts them ahead of data.
+ *
+ * PFC: a paused port reports itself idle no earlier than the pause expiry
+ * (FabricPort::GetIdlePs), so the scheduler does not pile packets into it;
+ * when the pause ends early (a resume) the NIC tells the scheduler, which
+ * re-arms that plane at once.
  */
 #ifndef METAROCE_NIC_SCHEDULER_H
 #define METAROCE_NIC_SCHEDULER_H
@@ -70,6 +75,7 @@ class NicScheduler : public Object
     void ArmWake(uint32_t plane);
     void Wake(uint32_t plane);
     void LinkChanged(uint32_t plane, bool up);
+    void Resumed(uint32_t plane);
 
     Ptr<RdmaNic> m_nic;
     std::vector<NicTxClient*> m_clients;

@@ -29,6 +29,7 @@ RdmaNic::DoDispose()
     m_ports.clear();
     m_handlers.clear();
     m_linkListeners.clear();
+    m_resumeListeners.clear();
     Object::DoDispose();
 }
 
@@ -36,6 +37,7 @@ uint32_t
 RdmaNic::AddPort(Ptr<FabricPort> port)
 {
     port->SetPacketSink(this);
+    port->SetSinkIndex(m_ports.size());
     m_ports.push_back(port);
     return m_ports.size() - 1;
 }
@@ -131,6 +133,16 @@ RdmaNic::PortLinkChanged(FabricPort* port, bool up)
     for (auto& listener : m_linkListeners)
     {
         listener(plane, up);
+    }
+}
+
+void
+RdmaNic::PortResumed(FabricPort* port)
+{
+    const uint32_t plane = PlaneOf(port);
+    for (auto& listener : m_resumeListeners)
+    {
+        listener(plane);
     }
 }
 

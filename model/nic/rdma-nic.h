@@ -60,9 +60,19 @@ class RdmaNic : public Object, public FabricPacketSink
     void AddLinkListener(LinkListener listener) { m_linkListeners.push_back(listener); }
     bool IsPlaneUp(uint32_t plane) const { return m_ports[plane]->IsLinkUp(); }
 
+    /**
+     * Called with the plane whose port's lossless class may send again after
+     * a PFC pause (expired or resumed), so a transmit scheduler that waited
+     * for the pause re-arms at once. The NIC's receive side never pauses:
+     * it consumes frames at line rate (docs/fabric-model.md, "PFC").
+     */
+    typedef Callback<void, uint32_t> ResumeListener;
+    void AddResumeListener(ResumeListener listener) { m_resumeListeners.push_back(listener); }
+
     // FabricPacketSink
     void ReceiveFromPort(FabricPort* port, Ptr<Packet> frame) override;
     void PortLinkChanged(FabricPort* port, bool up) override;
+    void PortResumed(FabricPort* port) override;
 
   protected:
     void DoDispose() override;
@@ -74,6 +84,7 @@ class RdmaNic : public Object, public FabricPacketSink
     std::vector<Ptr<FabricPort>> m_ports;
     std::vector<std::pair<uint16_t, UdpHandler>> m_handlers; //!< few: a linear scan beats a map
     std::vector<LinkListener> m_linkListeners;
+    std::vector<ResumeListener> m_resumeListeners;
 };
 
 } // namespace ns3
