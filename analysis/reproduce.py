@@ -12,6 +12,7 @@ import argparse
 import csv
 import datetime
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -63,7 +64,13 @@ def main():
 
 
 def rel(path, report):
-    return os.path.relpath(path, os.path.dirname(report))
+    # Figures are copied next to the report (docs/figures/), so the report's
+    # links work in the repository, where results/ is not committed.
+    figures = os.path.join(os.path.dirname(report), "figures")
+    os.makedirs(figures, exist_ok=True)
+    name = os.path.basename(path)
+    shutil.copyfile(path, os.path.join(figures, name))
+    return os.path.join("figures", name)
 
 
 def write_report(path, r, loss, scaling, failure, incast, coll, times):

@@ -145,6 +145,10 @@ ExperimentRunner::InstallLoss()
             {
                 continue;
             }
+            if (m_spec.loss.where == "host_links" && link.lowerSwitchPort >= 0)
+            {
+                continue; // a leaf-spine link
+            }
             ports.push_back(link.lower);
             ports.push_back(link.upper);
         }
@@ -397,6 +401,7 @@ ExperimentRunner::Run(std::ostream* progress)
     Simulator::Run();
     m_wallSeconds = metrics.WallSeconds();
     m_events = metrics.Events();
+    m_peakRssMb = RunMetrics::PeakRssMb(); // once: Results() must return the same every call
     if (m_end.IsZero())
     {
         m_end = Simulator::Now();
@@ -496,7 +501,7 @@ ExperimentRunner::Results() const
         {"events", m_events},
         {"wall_seconds", Round(m_wallSeconds, 3)},
         {"events_per_second", Round(m_wallSeconds > 0 ? m_events / m_wallSeconds : 0, 0)},
-        {"peak_rss_mb", Round(RunMetrics::PeakRssMb(), 1)},
+        {"peak_rss_mb", Round(m_peakRssMb, 1)},
     };
     if (!collectives.empty())
     {

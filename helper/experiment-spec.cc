@@ -394,10 +394,11 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
         if (loss["where"].IsPresent())
         {
             spec.loss.where = loss["where"].AsString();
-            if (spec.loss.where != "nic" && spec.loss.where != "all" && spec.loss.where != "plane")
+            if (spec.loss.where != "nic" && spec.loss.where != "host_links" &&
+                spec.loss.where != "all" && spec.loss.where != "plane")
             {
-                loss["where"].Fail("one of \"nic\" (host receive ports), \"all\" (every port), "
-                                   "\"plane\"");
+                loss["where"].Fail("one of \"nic\" (host receive ports), \"host_links\" (both "
+                                   "ends of host-leaf links), \"all\" (every port), \"plane\"");
             }
         }
         if (spec.loss.where == "plane")

@@ -25,7 +25,7 @@ namespace ns3
 struct ExperimentLoss
 {
     double rate = 0;           //!< per-packet loss probability at each affected receive port
-    std::string where = "nic"; //!< "nic" (host receive ports: end to end), "all" (every port), "plane"
+    std::string where = "nic"; //!< "nic" (host receive ports: end to end), "host_links", "all" (every port), "plane"
     uint32_t plane = 0;        //!< with where = "plane": every port of that plane
 };
 
