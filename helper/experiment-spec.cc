@@ -19,11 +19,18 @@ namespace
 constexpr uint64_t kMaxDurationNs = uint64_t(3600) * 1000000000; // an hour of simulated time
 constexpr uint64_t kMaxMessageBytes = uint64_t(1) << 32;         // 4 GiB (32-bit lengths)
 
-std::string
-TransportTypeId(const std::string& transport)
-{
-    return transport == "metaroce" ? "ns3::MetaRoceTransport" : "ns3::RoceV2Transport";
-}
+const std::vector<std::string> kWorkloadKeys = {"type",
+                                                "message_bytes",
+                                                "outstanding",
+                                                "messages_per_flow",
+                                                "senders",
+                                                "receiver",
+                                                "flows",
+                                                "ranks",
+                                                "iterations",
+                                                "slices",
+                                                "bytes",
+                                                "start"};
 
 /** Checks "ns3::Type::Attribute" = value against ns-3's own attribute system. */
 void
@@ -103,18 +110,7 @@ ValueAsString(const JsonReader& r)
 ExperimentWorkload
 ParseWorkload(JsonReader w)
 {
-    w.ExpectObject({"type",
-                    "message_bytes",
-                    "outstanding",
-                    "messages_per_flow",
-                    "senders",
-                    "receiver",
-                    "flows",
-                    "ranks",
-                    "iterations",
-                    "slices",
-                    "bytes",
-                    "start"});
+    w.ExpectObject(kWorkloadKeys);
     ExperimentWorkload out;
     out.type = w["type"].AsString();
     static const std::vector<std::string> types = {"permutation",
@@ -317,7 +313,6 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
         transport["type"].Fail("one of \"metaroce\", \"rocev2\" (go-back-N), \"irn\" (selective "
                                "repeat)");
     }
-    (void)TransportTypeId;
 
     if (root["attributes"].IsPresent())
     {
@@ -350,18 +345,7 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
         }
     };
     JsonReader workload = root["workload"];
-    workload.ExpectObject({"type",
-                           "message_bytes",
-                           "outstanding",
-                           "messages_per_flow",
-                           "senders",
-                           "receiver",
-                           "flows",
-                           "ranks",
-                           "iterations",
-                           "slices",
-                           "bytes",
-                           "start"});
+    workload.ExpectObject(kWorkloadKeys);
     for (size_t i = 0; i < spec.workload.flows.size(); ++i)
     {
         const JsonReader f = workload["flows"].AsArray()[i];

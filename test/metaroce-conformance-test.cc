@@ -402,19 +402,7 @@ TEST_CASE("conformance: random loss with payload integrity: every message comple
     RecordCompletions(p);
     // Loss at every NIC receive port: each data packet and each ACK is lost
     // with probability `loss` end to end.
-    int64_t stream = 500;
-    for (uint32_t h = 0; h < p.fabric->GetNHosts(); ++h)
-    {
-        for (uint32_t plane = 0; plane < 2; ++plane)
-        {
-            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
-            em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
-            em->SetRate(loss);
-            em->AssignStreams(stream++);
-            p.fabric->GetNic(h)->GetPort(plane)->SetAttribute("ReceiveErrorModel",
-                                                              PointerValue(em));
-        }
-    }
+    InstallNicLoss(p.fabric, loss, 500);
     const uint64_t total = 2048 * kKiB;
     IntegrityBuffers buf(p, total);
     // Eight 192 KiB writes on two streams, then four 128 KiB sends.

@@ -394,19 +394,7 @@ TEST_CASE("rocev2 data integrity under random loss, go-back-N and selective repe
     h.SetConnectionAttribute("PayloadIntegrity", BooleanValue(true));
     h.SetConnectionAttribute("SelectiveRepeat", BooleanValue(selective));
     RocePair p = MakeRocePair(TinySpec(), 0, 3, h);
-    int64_t stream = 900;
-    for (uint32_t host : {0u, 3u})
-    {
-        for (uint32_t plane = 0; plane < 2; ++plane)
-        {
-            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
-            em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
-            em->SetRate(loss);
-            em->AssignStreams(stream++);
-            p.fabric->GetNic(host)->GetPort(plane)->SetAttribute("ReceiveErrorModel",
-                                                                 PointerValue(em));
-        }
-    }
+    InstallNicLoss(p.fabric, loss, 900, {0, 3});
     const uint32_t total = 1024 * kKiB;
     Ptr<RdmaMemory> src = p.a->GetLocalMemory();
     Ptr<RdmaMemory> dst = p.b->GetLocalMemory();

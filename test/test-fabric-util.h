@@ -8,6 +8,9 @@
 #include "fabric-builder.h"
 #include "fabric-spec.h"
 
+#include "ns3/error-model.h"
+#include "ns3/pointer.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -36,6 +39,34 @@ TinySpec(const nlohmann::json& patch = nlohmann::json::object())
     nlohmann::json j = FabricSpecToJson(LoadTopology("tiny-2p"));
     j.merge_patch(patch);
     return ParseFabricSpec(j, "<test>");
+}
+
+/**
+ * Random loss with probability \p rate at every NIC receive port of \p hosts
+ * (all hosts if empty): each packet to those hosts, data or ACK, is lost
+ * with that probability end to end. Streams from \p stream on.
+ */
+inline void
+InstallNicLoss(Ptr<Fabric> fabric, double rate, int64_t stream, std::vector<uint32_t> hosts = {})
+{
+    if (hosts.empty())
+    {
+        for (uint32_t h = 0; h < fabric->GetNHosts(); ++h)
+        {
+            hosts.push_back(h);
+        }
+    }
+    for (uint32_t h : hosts)
+    {
+        for (uint32_t plane = 0; plane < fabric->GetNPlanes(); ++plane)
+        {
+            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+            em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+            em->SetRate(rate);
+            em->AssignStreams(stream++);
+            fabric->GetNic(h)->GetPort(plane)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        }
+    }
 }
 
 } // namespace test
