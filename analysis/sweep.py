@@ -14,9 +14,9 @@ overrides, e.g. a transport with its attributes) and seeds:
      "seeds": [1]}
 
 Each point runs `metaroce-run` in its own directory OUT/points/<key>, where
-<key> hashes the experiment file's content and the point's overrides: a point
-whose results.json exists is not run again (the sweep is resumable, and a
-changed experiment file gets new keys). Points run in parallel (--jobs,
+<key> hashes the runner binary, the experiment file's content and the point's
+overrides: a point whose results.json exists is not run again (the sweep is
+resumable; a changed experiment file or a rebuilt runner gets new keys). Points run in parallel (--jobs,
 default: the number of CPUs). At the end OUT/summary.csv has one row per
 point: its parameters and the main summary fields; the table is printed.
 """
@@ -69,8 +69,17 @@ def points(sweep):
                        "seed": seed, "set": sets}
 
 
-def point_key(experiment_text, sets):
+def file_digest(path):
     h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def point_key(experiment_text, sets, runner_digest):
+    h = hashlib.sha256()
+    h.update(runner_digest.encode())
     h.update(experiment_text.encode())
     h.update(json.dumps(sets, sort_keys=True).encode())
     return h.hexdigest()[:16]
@@ -100,9 +109,12 @@ def main():
     with open(sweep["experiment_path"]) as f:
         experiment_text = f.read()
 
+    # The runner's own bytes are part of each key: a rebuilt model reruns
+    # every point instead of reusing results it would no longer produce.
+    runner_digest = file_digest(args.runner)
     todo, rows = [], []
     for p in points(sweep):
-        key = point_key(experiment_text, p["set"])
+        key = point_key(experiment_text, p["set"], runner_digest)
         p["key"] = key
         p["dir"] = os.path.join(out, "points", key)
         rows.append(p)

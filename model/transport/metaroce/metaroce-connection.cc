@@ -333,7 +333,7 @@ MetaRoceConnection::HasRoom(const Path& p) const
     }
     if (p.probing)
     {
-        return p.inFlight == 0;
+        return false; // carries only its probe (PullPacket) until an ACK comes back
     }
     return p.inFlight < std::max(1u, uint32_t(p.cc.cwnd));
 }
@@ -395,6 +395,25 @@ MetaRoceConnection::PullPacket(uint32_t plane, FrameAddress& addr)
         return nullptr;
     }
     Ptr<Packet> packet;
+    // A failed path earns its load back with a probe: a payload-less packet,
+    // so no message ever waits on a route that may still be dead.
+    for (uint32_t i : ps.paths)
+    {
+        Path& p = m_paths[i];
+        if (p.probing && p.inFlight == 0 && p.nextSeq - p.una < SackBitmap::kBits &&
+            HasNewData())
+        {
+            const uint32_t seq = p.nextSeq++;
+            const ChunkRef probe{kProbe, 0};
+            p.records.push_back(TxRecord{probe, now, TxState::InFlight});
+            ++p.inFlight;
+            ++m_inFlight;
+            ++p.stats.probes;
+            packet = BuildPacket(p, i, seq, probe, MetaRoceDataHeader::PROBE, addr);
+            ArmRto(i);
+            return packet;
+        }
+    }
     // Lost packets first, each on the path that lost it.
     int32_t pi = ChoosePath(plane, true);
     if (pi >= 0)
@@ -438,7 +457,7 @@ MetaRoceConnection::PullPacket(uint32_t plane, FrameAddress& addr)
         ++p.inFlight;
         ++m_inFlight;
         ++p.stats.sent;
-        packet = BuildPacket(p, pi, seq, ref, p.probing ? MetaRoceDataHeader::PROBE : 0, addr);
+        packet = BuildPacket(p, pi, seq, ref, 0, addr);
     }
     ArmRto(pi);
     const uint64_t line = m_transport->GetNic()->GetPort(plane)->GetDataRate().GetBitRate();
@@ -459,6 +478,21 @@ Ptr<Packet>
 MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, const ChunkRef& ref,
                                 uint8_t flags, FrameAddress& addr)
 {
+    if (ref.message == kProbe)
+    {
+        MetaRoceDataHeader h;
+        h.flags = flags;
+        h.pathId = pathIndex;
+        h.pathEpoch = path.epoch;
+        h.connection = m_remoteId;
+        h.pathSeq = seq;
+        h.timestampPs = Simulator::Now().GetPicoSeconds();
+        Ptr<Packet> probe = Create<Packet>();
+        probe->AddHeader(h);
+        addr = m_transport->DataAddress(GetRemoteHost(), path.plane, path.srcPort);
+        addr.ecn = m_ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
+        return probe;
+    }
     const TxMessage& m = Message(ref.message);
     const uint32_t offset = ref.chunk * m_payloadSize;
     const uint32_t len = std::min(m_payloadSize, m.wr.length - offset);
@@ -592,7 +626,7 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
         (h.flags & (MetaRoceAckHeader::ACCESS_ERROR | MetaRoceAckHeader::LENGTH_ERROR)))
     {
         const ChunkRef ref = p.records[h.triggerSeq - p.una].ref;
-        if (ref.message >= m_messageBase)
+        if (ref.message != kProbe && ref.message >= m_messageBase)
         {
             FailMessage(ref.message,
                         (h.flags & MetaRoceAckHeader::LENGTH_ERROR) ? RdmaStatus::LengthError
@@ -719,7 +753,7 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
 void
 MetaRoceConnection::AckChunk(const ChunkRef& ref)
 {
-    if (ref.message < m_messageBase)
+    if (ref.message == kProbe || ref.message < m_messageBase)
     {
         return;
     }
@@ -907,6 +941,10 @@ MetaRoceConnection::FailPath(uint32_t pathIndex)
         if (rec.state == TxState::InFlight)
         {
             --m_inFlight;
+        }
+        if (rec.ref.message == kProbe)
+        {
+            continue;
         }
         m_resend.push_back(rec.ref);
         ++m_stats.resent;

@@ -66,6 +66,7 @@ struct MetaRocePathStats
     uint64_t acked = 0;         //!< packets newly acknowledged
     uint64_t ecnEchoes = 0;
     uint64_t lost = 0;          //!< packets found missing from the bitmap
+    uint64_t probes = 0;        //!< payload-less probes sent while failed
 };
 
 /** Counters of one connection endpoint (sending side). */
@@ -155,6 +156,9 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
         Lost,    //!< found missing, waiting in the path's retransmit queue
         RnrWait, //!< the receiver had no receive posted: retried after RnrDelay
     };
+
+    /** ChunkRef::message of a probe (no data). */
+    static constexpr uint64_t kProbe = UINT64_MAX;
 
     /** A chunk of a message: the unit a packet carries. */
     struct ChunkRef

@@ -90,7 +90,9 @@ MetaRoceReceiver::OnData(const MetaRoceDataHeader& h,
         return false;
     }
     bool outOfWindow = false;
-    const uint8_t flags = Place(h, payload, outOfWindow);
+    // A probe (PROBE flag, no payload) tests the path; there is nothing to place.
+    const bool probe = (h.flags & MetaRoceDataHeader::PROBE) && payload->GetSize() == 0;
+    const uint8_t flags = probe ? 0 : Place(h, payload, outOfWindow);
     if (outOfWindow)
     {
         ++m_stats.outOfWindow;
