@@ -12,6 +12,7 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/error-model.h"
+#include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
@@ -98,6 +99,9 @@ ExperimentRunner::Build()
 {
     RngSeedManager::SetSeed(m_spec.seed);
     RngSeedManager::SetRun(1);
+    ObjectFactory scheduler;
+    scheduler.SetTypeId(m_spec.scheduler);
+    Simulator::SetScheduler(scheduler);
     ApplyAttributes();
     FabricBuilder builder(m_spec.fabric);
     m_fabric = builder.Build();
@@ -109,7 +113,12 @@ ExperimentRunner::Build()
     m_transports = rdma.Install(m_fabric);
     m_pool = CreateObject<RdmaConnectionPool>();
     m_pool->SetTransports(m_transports);
-    CreateWorkload();
+    const uint64_t rssBefore = RunMetrics::CurrentRssBytes();
+    CreateWorkload(); // creates the connections
+    const uint64_t rssAfter = RunMetrics::CurrentRssBytes();
+    m_bytesPerConnection = m_pool->GetNConnections() > 0 && rssAfter > rssBefore
+                               ? double(rssAfter - rssBefore) / m_pool->GetNConnections()
+                               : 0;
     (void)stream;
 
     m_lastPlaneTx.assign(m_fabric->GetNPlanes(), 0);
@@ -502,6 +511,7 @@ ExperimentRunner::Results() const
         {"wall_seconds", Round(m_wallSeconds, 3)},
         {"events_per_second", Round(m_wallSeconds > 0 ? m_events / m_wallSeconds : 0, 0)},
         {"peak_rss_mb", Round(m_peakRssMb, 1)},
+        {"bytes_per_connection", Round(m_bytesPerConnection, 0)},
     };
     if (!collectives.empty())
     {

@@ -81,6 +81,7 @@ class ExperimentRunner
     double m_lastProgressWall = 0;
     double m_wallSeconds = 0;
     double m_peakRssMb = 0;
+    double m_bytesPerConnection = 0; //!< RSS growth while creating the connections, per connection
     uint64_t m_events = 0;
     Time m_end;
     Time m_workloadEnd; //!< when the workload finished (zero if it did not)

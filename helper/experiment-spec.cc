@@ -253,7 +253,8 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
                        "duration",
                        "stop",
                        "seed",
-                       "sample_interval"});
+                       "sample_interval",
+                       "scheduler"});
     ExperimentSpec spec;
     spec.sourceFile = source;
     spec.effective = doc;
@@ -437,6 +438,21 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
     if (root["seed"].IsPresent())
     {
         spec.seed = root["seed"].AsUnsigned(1, 0xFFFFFFFF);
+    }
+    if (root["scheduler"].IsPresent())
+    {
+        spec.scheduler = root["scheduler"].AsString();
+        static const std::vector<std::string> schedulers = {"ns3::MapScheduler",
+                                                            "ns3::HeapScheduler",
+                                                            "ns3::ListScheduler",
+                                                            "ns3::CalendarScheduler",
+                                                            "ns3::PriorityQueueScheduler"};
+        if (std::find(schedulers.begin(), schedulers.end(), spec.scheduler) == schedulers.end())
+        {
+            root["scheduler"].Fail("one of ns3::MapScheduler, ns3::HeapScheduler, "
+                                   "ns3::ListScheduler, ns3::CalendarScheduler, "
+                                   "ns3::PriorityQueueScheduler");
+        }
     }
     spec.sampleInterval = root["sample_interval"].IsPresent()
                               ? root["sample_interval"].AsDuration(100, kMaxDurationNs)

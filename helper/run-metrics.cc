@@ -2,7 +2,9 @@
 
 #include "ns3/simulator.h"
 
+#include <fstream>
 #include <sys/resource.h>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -31,6 +33,16 @@ RunMetrics::PeakRssMb()
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
     return double(usage.ru_maxrss) / 1024.0; // Linux reports KiB
+}
+
+uint64_t
+RunMetrics::CurrentRssBytes()
+{
+    std::ifstream statm("/proc/self/statm");
+    uint64_t size = 0;
+    uint64_t resident = 0;
+    statm >> size >> resident;
+    return resident * uint64_t(sysconf(_SC_PAGESIZE));
 }
 
 } // namespace ns3

@@ -23,6 +23,8 @@ class RunMetrics
     uint64_t Events() const;
     /** Peak resident set size of this process so far, in MiB. */
     static double PeakRssMb();
+    /** Resident set size now, in bytes (/proc/self/statm). */
+    static uint64_t CurrentRssBytes();
 
   private:
     std::chrono::steady_clock::time_point m_start;

@@ -56,11 +56,12 @@ void
 NicScheduler::Activate(uint32_t index, uint32_t plane)
 {
     Plane& p = m_planes[plane];
-    if (!p.inRing[index])
+    if (p.inRing[index])
     {
-        p.inRing[index] = 1;
-        p.ring.push_back(index);
+        return; // a non-empty ring always has its wake armed (or waits for the link)
     }
+    p.inRing[index] = 1;
+    p.ring.push_back(index);
     ArmWake(plane);
 }
 
@@ -77,7 +78,7 @@ void
 NicScheduler::ArmWake(uint32_t plane)
 {
     Plane& p = m_planes[plane];
-    if (p.wake.IsRunning() || p.ring.empty() || !m_nic->IsPlaneUp(plane))
+    if (p.wakePending || p.ring.empty() || !m_nic->IsPlaneUp(plane))
     {
         return;
     }
@@ -89,12 +90,14 @@ NicScheduler::ArmWake(uint32_t plane)
     const int64_t nowNs = Simulator::Now().GetNanoSeconds();
     const int64_t wakeNs = std::max(nowNs, idlePs / 1000);
     p.wake = Simulator::Schedule(NanoSeconds(wakeNs - nowNs), &NicScheduler::Wake, this, plane);
+    p.wakePending = true;
 }
 
 void
 NicScheduler::Wake(uint32_t plane)
 {
     Plane& p = m_planes[plane];
+    p.wakePending = false;
     if (!m_nic->IsPlaneUp(plane))
     {
         return; // the ring waits for the link (LinkChanged)
@@ -138,6 +141,7 @@ NicScheduler::Resumed(uint32_t plane)
     if (plane < m_planes.size())
     {
         m_planes[plane].wake.Cancel();
+        m_planes[plane].wakePending = false;
         ArmWake(plane);
     }
 }

@@ -70,6 +70,7 @@ class NicScheduler : public Object
         std::deque<uint32_t> ring;   //!< client indices with (maybe) eligible packets
         std::vector<uint8_t> inRing; //!< by client index
         EventId wake;
+        bool wakePending = false;    //!< cheaper than asking the simulator about `wake`
     };
 
     void ArmWake(uint32_t plane);

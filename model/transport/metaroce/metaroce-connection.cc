@@ -385,10 +385,11 @@ MetaRoceConnection::PullPacket(uint32_t plane, FrameAddress& addr)
     const int64_t now = Simulator::Now().GetPicoSeconds();
     if (now < ps.nextSendPs)
     {
-        if (!ps.paceEvent.IsRunning())
+        if (!ps.pacePending)
         {
+            ps.pacePending = true;
             ps.paceEvent = Simulator::Schedule(DelayUntilPs(ps.nextSendPs),
-                                               &MetaRoceConnection::KickPlane,
+                                               &MetaRoceConnection::PaceExpired,
                                                this,
                                                plane);
         }
@@ -536,8 +537,19 @@ MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, co
 void
 MetaRoceConnection::Kick()
 {
+    // Called on every ACK: new data makes every plane eligible; otherwise
+    // only planes with a retransmission waiting.
+    const bool data = HasNewData();
     for (uint32_t plane = 0; plane < m_planes.size(); ++plane)
     {
+        if (data)
+        {
+            if (!m_planes[plane].pacePending)
+            {
+                m_scheduler->Activate(m_schedulerIndex, plane);
+            }
+            continue;
+        }
         KickPlane(plane);
     }
 }
@@ -545,7 +557,7 @@ MetaRoceConnection::Kick()
 void
 MetaRoceConnection::KickPlane(uint32_t plane)
 {
-    if (m_planes[plane].paceEvent.IsRunning())
+    if (m_planes[plane].pacePending)
     {
         return; // the pacing timer kicks it
     }
@@ -558,6 +570,13 @@ MetaRoceConnection::KickPlane(uint32_t plane)
     {
         m_scheduler->Activate(m_schedulerIndex, plane);
     }
+}
+
+void
+MetaRoceConnection::PaceExpired(uint32_t plane)
+{
+    m_planes[plane].pacePending = false;
+    KickPlane(plane);
 }
 
 // ---------------------------------------------------------------------------

@@ -231,6 +231,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
         uint64_t hintBps = 0;
         int64_t nextSendPs = 0;      //!< pacing
         EventId paceEvent;
+        bool pacePending = false;    //!< paceEvent is scheduled
     };
 
     TxMessage& Message(uint64_t index) { return m_messages[index - m_messageBase]; }
@@ -253,6 +254,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     void RnrTimer();
     void Kick();
     void KickPlane(uint32_t plane);
+    void PaceExpired(uint32_t plane);
     void ArmWatchdog();
     void Watchdog();
     void SendAck(MetaRoceAckHeader& ack, uint32_t plane, uint16_t srcPort);
