@@ -112,15 +112,24 @@ NicScheduler::Wake(uint32_t plane)
         return;
     }
     size_t tries = p.ring.size();
+    int64_t notBefore = INT64_MAX; // earliest time a waiting client may send
+    bool sent = false;
     while (tries-- > 0)
     {
         const uint32_t index = p.ring.front();
         p.ring.pop_front();
         p.inRing[index] = 0; // before the pull: the client may re-activate itself
         FrameAddress addr;
-        Ptr<Packet> packet = m_clients[index]->PullPacket(plane, addr);
+        int64_t wait = 0;
+        Ptr<Packet> packet = m_clients[index]->PullPacket(plane, addr, wait);
         if (!packet)
         {
+            if (wait > 0 && !p.inRing[index])
+            {
+                p.inRing[index] = 1; // only waiting for time: keep its turn
+                p.ring.push_back(index);
+                notBefore = std::min(notBefore, wait);
+            }
             continue;
         }
         if (!p.inRing[index])
@@ -130,7 +139,17 @@ NicScheduler::Wake(uint32_t plane)
         }
         ++m_sent;
         m_nic->Send(packet, plane, addr);
+        sent = true;
         break;
+    }
+    if (!sent && notBefore != INT64_MAX && !p.ring.empty())
+    {
+        // Nobody could send now: wake when the first waiting client may.
+        const int64_t nowNs = Simulator::Now().GetNanoSeconds();
+        const int64_t atNs = std::max(nowNs + 1, (notBefore + 999) / 1000);
+        p.wake = Simulator::Schedule(NanoSeconds(atNs - nowNs), &NicScheduler::Wake, this, plane);
+        p.wakePending = true;
+        return;
     }
     ArmWake(plane);
 }

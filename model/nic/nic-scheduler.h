@@ -6,9 +6,10 @@
  * (no hidden host-side queueing, as in a real NIC that fetches work queue
  * entries on demand), and each packet costs one scheduler event.
  *
- * An endpoint that has nothing eligible when pulled (window full, paced,
- * nothing posted) is dropped from the plane's ring and calls Activate again
- * when that changes. Control packets (ACKs, CNPs) do not go through the
+ * An endpoint that has nothing eligible when pulled (window full, nothing
+ * posted) is dropped from the plane's ring and calls Activate again when that
+ * changes; one that is only waiting for a time (pacing) stays in the ring and
+ * the plane's next wake-up is set to the earliest such time. Control packets (ACKs, CNPs) do not go through the
  * scheduler: endpoints hand them to the NIC directly, and the port's strict
  * priority puts them ahead of data.
  *
@@ -39,9 +40,12 @@ class NicTxClient
     /**
      * The port of \p plane is free. \return the next payload (transport
      * headers on, fabric headers off) with its frame address in \p addr, or
-     * nullptr if nothing is eligible on this plane now.
+     * nullptr if nothing is eligible on this plane now. A client that has a
+     * packet but may not send it yet (pacing, a receiver-not-ready wait) sets
+     * \p notBeforePs to the time it may: it stays in the ring and the
+     * scheduler wakes the plane then, so pacing costs no event of its own.
      */
-    virtual Ptr<Packet> PullPacket(uint32_t plane, FrameAddress& addr) = 0;
+    virtual Ptr<Packet> PullPacket(uint32_t plane, FrameAddress& addr, int64_t& notBeforePs) = 0;
 };
 
 class NicScheduler : public Object

@@ -379,20 +379,13 @@ MetaRoceConnection::ChoosePath(uint32_t plane, bool forRetransmit)
 }
 
 Ptr<Packet>
-MetaRoceConnection::PullPacket(uint32_t plane, FrameAddress& addr)
+MetaRoceConnection::PullPacket(uint32_t plane, FrameAddress& addr, int64_t& notBeforePs)
 {
     PlaneState& ps = m_planes[plane];
     const int64_t now = Simulator::Now().GetPicoSeconds();
     if (now < ps.nextSendPs)
     {
-        if (!ps.pacePending)
-        {
-            ps.pacePending = true;
-            ps.paceEvent = Simulator::Schedule(DelayUntilPs(ps.nextSendPs),
-                                               &MetaRoceConnection::PaceExpired,
-                                               this,
-                                               plane);
-        }
+        notBeforePs = ps.nextSendPs; // the scheduler wakes the plane then
         return nullptr;
     }
     Ptr<Packet> packet;

@@ -137,7 +137,7 @@ constexpr uint8_t kRetransmitted = 2;
 } // namespace
 
 Ptr<Packet>
-RoceV2QueuePair::PullPacket(uint32_t plane, FrameAddress& addr)
+RoceV2QueuePair::PullPacket(uint32_t plane, FrameAddress& addr, int64_t& notBeforePs)
 {
     const int64_t now = Simulator::Now().GetPicoSeconds();
     const bool sr = m_config.selectiveRepeat;
@@ -170,10 +170,7 @@ RoceV2QueuePair::PullPacket(uint32_t plane, FrameAddress& addr)
     const int64_t wait = std::max(m_rnrUntilPs, m_nextSendPs);
     if (now < wait)
     {
-        if (!m_kickEvent.IsRunning())
-        {
-            m_kickEvent = Simulator::Schedule(DelayUntilPs(wait), &RoceV2QueuePair::Kick, this);
-        }
+        notBeforePs = wait; // the scheduler wakes the plane then
         return nullptr;
     }
     uint32_t psn;
