@@ -153,10 +153,7 @@ MetaRoceConnection::~MetaRoceConnection() = default;
 void
 MetaRoceConnection::DoDispose()
 {
-    for (auto& p : m_paths)
-    {
-        p.rtoEvent.Cancel();
-    }
+    m_rtoEvent.Cancel();
     for (auto& pl : m_planes)
     {
         pl.paceEvent.Cancel();
@@ -871,33 +868,46 @@ MetaRoceConnection::ArmRto(uint32_t pathIndex)
     {
         p.rtoDeadlinePs = Simulator::Now().GetPicoSeconds() + RtoPs(p);
     }
-    // One event per path, re-armed lazily: a later deadline is picked up when
-    // the event fires; only an earlier one (the first RTT sample shortening
-    // the initial timeout) needs a new event.
-    if (p.rtoEvent.IsRunning() && p.rtoEventPs <= p.rtoDeadlinePs)
+    // One timer per connection, at the earliest path deadline, re-armed
+    // lazily: a deadline that moves later is picked up when the timer fires;
+    // only an earlier one needs a new event.
+    const Time delay = DelayUntilPs(p.rtoDeadlinePs);
+    const int64_t atPs = (Simulator::Now() + delay).GetPicoSeconds();
+    if (m_rtoEventPs != 0 && m_rtoEventPs <= atPs)
     {
         return;
     }
-    p.rtoEvent.Cancel();
-    const Time delay = DelayUntilPs(p.rtoDeadlinePs);
-    p.rtoEventPs = (Simulator::Now() + delay).GetPicoSeconds();
-    p.rtoEvent = Simulator::Schedule(delay, &MetaRoceConnection::RtoExpired, this, pathIndex);
+    m_rtoEvent.Cancel();
+    m_rtoEventPs = atPs;
+    m_rtoEvent = Simulator::Schedule(delay, &MetaRoceConnection::RtoTimer, this);
 }
 
 void
-MetaRoceConnection::RtoExpired(uint32_t pathIndex)
+MetaRoceConnection::RtoTimer()
+{
+    m_rtoEventPs = 0;
+    const int64_t now = Simulator::Now().GetPicoSeconds();
+    for (uint32_t i = 0; i < m_paths.size(); ++i)
+    {
+        if (m_paths[i].rtoDeadlinePs != 0 && m_paths[i].rtoDeadlinePs <= now)
+        {
+            PathTimeout(i);
+        }
+    }
+    for (uint32_t i = 0; i < m_paths.size(); ++i)
+    {
+        if (m_paths[i].rtoDeadlinePs != 0)
+        {
+            ArmRto(i); // keeps the earliest
+        }
+    }
+}
+
+void
+MetaRoceConnection::PathTimeout(uint32_t pathIndex)
 {
     Path& p = m_paths[pathIndex];
     const int64_t now = Simulator::Now().GetPicoSeconds();
-    if (p.rtoDeadlinePs == 0)
-    {
-        return;
-    }
-    if (now < p.rtoDeadlinePs)
-    {
-        ArmRto(pathIndex); // the deadline moved while the event was pending
-        return;
-    }
     if (p.inFlight == 0 && p.retx.empty())
     {
         p.rtoDeadlinePs = 0; // only receiver-not-ready waits left: the RNR timer owns them
@@ -932,8 +942,7 @@ MetaRoceConnection::RtoExpired(uint32_t pathIndex)
         --m_inFlight;
         p.retx.push_front(p.una + oldest);
     }
-    p.rtoDeadlinePs = now + RtoPs(p);
-    ArmRto(pathIndex);
+    p.rtoDeadlinePs = now + RtoPs(p); // armed by RtoTimer
     KickPlane(p.plane);
 }
 

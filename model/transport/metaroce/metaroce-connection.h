@@ -21,7 +21,8 @@
  *   echoes the timestamp of a packet sent after it on the same path while it
  *   is still missing (no duplicate-ACK threshold: "the moment the gap
  *   appears"). Exactly that packet is retransmitted, on the same path, once
- *   per detection. Tail loss: the path's timer (RTO = srtt + 4 rttvar,
+ *   per detection. Tail loss: the path's timer (each path has its own
+ *   deadline; one connection event serves the earliest) (RTO = srtt + 4 rttvar,
  *   bounded by MinRto/MaxRto, doubled per consecutive timeout) retransmits
  *   the oldest missing packet. FailureThreshold consecutive timeouts declare
  *   the path failed: its outstanding packets move to the connection's resend
@@ -194,8 +195,6 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
         uint32_t consecutiveTimeouts = 0;
         uint32_t backoff = 1;
         int64_t rtoDeadlinePs = 0;    //!< 0: timer idle
-        int64_t rtoEventPs = 0;       //!< when rtoEvent fires (it may precede the deadline)
-        EventId rtoEvent;
         MetaRocePathStats stats;
     };
 
@@ -248,7 +247,8 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     void UpdateRtt(Path& p, int64_t samplePs);
     int64_t RtoPs(const Path& p) const;
     void ArmRto(uint32_t pathIndex);
-    void RtoExpired(uint32_t pathIndex);
+    void RtoTimer();
+    void PathTimeout(uint32_t pathIndex);
     void FailPath(uint32_t pathIndex);
     uint16_t NewSourcePort();
     void RnrTimer();
@@ -300,6 +300,8 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     };
     RingBuffer<RnrEntry> m_rnrWait; //!< packets the receiver was not ready for, by ready time
     EventId m_rnrEvent;
+    EventId m_rtoEvent;      //!< one retransmission timer for all paths
+    int64_t m_rtoEventPs = 0; //!< when it fires; 0: not scheduled
     uint32_t m_inFlight = 0;
     uint64_t m_outstandingMessages = 0;
     int64_t m_lastProgressPs = 0;
