@@ -8,6 +8,7 @@
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -77,6 +78,9 @@ Ptr<Fabric>
 FabricBuilder::Build()
 {
     Ptr<Fabric> fabric = CreateObject<Fabric>();
+    // Disposed with the simulation (Simulator::Destroy), like ns-3's node and
+    // channel lists, whether or not the caller still holds it.
+    Simulator::ScheduleDestroy(&Fabric::Dispose, fabric);
     fabric->m_spec = m_spec;
     fabric->m_graph = std::make_unique<FabricGraph>(m_spec);
     fabric->m_convergenceDelay = m_spec.routingConvergenceDelay;

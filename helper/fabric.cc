@@ -23,6 +23,25 @@ Fabric::Fabric() = default;
 void
 Fabric::DoDispose()
 {
+    // Ports, channels, switches and NICs refer to one another: dispose each
+    // so that the cycles break and nothing outlives the simulation.
+    for (auto& link : m_links)
+    {
+        link.channel->Dispose();
+        link.lower->Dispose();
+        link.upper->Dispose();
+    }
+    for (auto& sw : m_switchAt)
+    {
+        if (sw)
+        {
+            sw->Dispose();
+        }
+    }
+    for (auto& nic : m_nics)
+    {
+        nic->Dispose();
+    }
     m_nics.clear();
     m_switchAt.clear();
     m_links.clear();
