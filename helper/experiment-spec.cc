@@ -280,19 +280,22 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
         for (const std::string& dir : {baseDir, repoDir})
         {
             const fs::path p = fs::path(dir) / name;
-            if (fs::exists(p))
+            std::error_code ec;
+            if (fs::is_regular_file(p, ec))
             {
                 path = p.string();
                 break;
             }
         }
-        if (path.empty() && fs::exists(name))
+        std::error_code ec;
+        if (path.empty() && fs::is_regular_file(name, ec))
         {
             path = name;
         }
         if (path.empty())
         {
-            fabric.Fail("a fabric file that exists (looked in " + baseDir + " and " + repoDir + ")",
+            fabric.Fail("a fabric file that exists (a regular file; looked in " + baseDir + " and " +
+                            repoDir + ")",
                         "\"" + name + "\"");
         }
         spec.fabric = LoadFabricSpec(path);

@@ -396,9 +396,17 @@ LoadJsonFile(const std::string& path)
     std::string text;
     char buffer[65536];
     size_t n;
+    // Configuration files are small: a cap keeps a wrong path (a device, a
+    // capture) from reading forever.
+    constexpr size_t kMaxBytes = size_t(64) << 20;
     while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0)
     {
         text.append(buffer, n);
+        if (text.size() > kMaxBytes)
+        {
+            std::fclose(file);
+            throw ConfigError(path + ": /: expected a JSON file of at most 64 MiB, got more");
+        }
     }
     // A directory opens fine on Linux and only fails here (EISDIR).
     bool failed = std::ferror(file) != 0;

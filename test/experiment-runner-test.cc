@@ -200,6 +200,15 @@ TEST_CASE("runner: bad experiments are refused with the file, the JSON path and 
          "/failures/0/until", "after"},
         {"stop=\"never\"", "/stop", "workload_done"},
         {"colour=\"red\"", "/", "colour"},
+        {"scheduler=\"ns3::FastestScheduler\"", "/scheduler", "PriorityQueueScheduler"},
+        {"sample_interval=\"10ns\"", "/sample_interval", "expected"},
+        {"loss={\"rate\":0.1,\"where\":\"plane\",\"plane\":5}", "/loss/plane", "plane"},
+        {"workload={\"type\":\"bulk\",\"flows\":[[1,1]]}", "/workload/flows/0", "two different"},
+        {"workload={\"type\":\"bulk\",\"flows\":[[0,9]]}", "/workload/flows/0", "below 4"},
+        {"workload={\"type\":\"incast\",\"senders\":2,\"receiver\":4}", "/workload/receiver",
+         "below 4"},
+        {"fabric={\"name\":\"x\",\"planes\":0}", "/fabric: /description", "expected a string"},
+        {"duration=\"2h\"", "/duration", "expected"},
     };
     for (const auto& c : cases)
     {

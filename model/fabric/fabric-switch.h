@@ -37,6 +37,7 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <algorithm>
 #include <vector>
 
 namespace ns3
@@ -48,7 +49,18 @@ namespace ns3
  * 2 x rate x (delay + 1 ns) + 3 x mtu + 132 bytes (derivation in
  * FabricSwitch::AutoHeadroomBytes and docs/fabric-model.md, "PFC").
  */
-uint32_t PfcAutoHeadroomBytes(uint64_t bps, Time delay, uint32_t mtu);
+inline uint32_t
+PfcAutoHeadroomBytes(uint64_t bps, Time delay, uint32_t mtu)
+{
+    const uint64_t delayPs = uint64_t(std::max<int64_t>(0, delay.GetPicoSeconds()));
+    const unsigned __int128 bits = static_cast<unsigned __int128>(bps) * (delayPs + 1000);
+    constexpr uint64_t kBitPsPerByte = 8'000'000'000'000ULL; // bits x ps per byte at 1 s
+    const uint64_t bdpBytes = uint64_t((bits + kBitPsPerByte - 1) / kBitPsPerByte);
+    const uint64_t bytes = 2 * bdpBytes + 3 * uint64_t(mtu) +
+                           2 * (kEthernetFcsBytes + kEthernetPreambleIfgBytes) +
+                           WireBytes(kEthernetMinFrameBytes);
+    return static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX));
+}
 
 class FabricSwitch : public Object, public FabricPacketSink
 {
