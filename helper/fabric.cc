@@ -20,9 +20,75 @@ Fabric::GetTypeId()
 
 Fabric::Fabric() = default;
 
+bool Fabric::s_checkInvariantsOnDispose = false;
+
+std::vector<std::string>
+Fabric::CheckInvariants()
+{
+    std::vector<std::string> violations;
+    uint64_t sent = 0;
+    uint64_t delivered = 0;
+    for (const auto& nic : m_nics)
+    {
+        sent += nic->GetFramesSent();
+        delivered += nic->GetFramesDelivered();
+    }
+    uint64_t pauseSent = 0;
+    uint64_t pauseConsumed = 0;
+    uint64_t dropped = 0;
+    uint64_t queued = 0;
+    for (const auto& port : GetAllPorts())
+    {
+        port->Sync();
+        const FabricPortStats& st = port->GetStats();
+        pauseSent += st.pfcTxFrames;
+        pauseConsumed += st.pfcRxFrames;
+        for (uint64_t d : st.drops)
+        {
+            dropped += d;
+        }
+        queued += port->GetQueuePackets();
+    }
+    uint64_t onWire = 0;
+    for (const auto& link : m_links)
+    {
+        onWire += link.channel->GetFramesInFlight();
+    }
+    if (sent + pauseSent != delivered + pauseConsumed + dropped + queued + onWire)
+    {
+        violations.push_back(
+            "frames not conserved: sent by NICs " + std::to_string(sent) + " + PAUSE sent " +
+            std::to_string(pauseSent) + " != delivered " + std::to_string(delivered) +
+            " + PAUSE consumed " + std::to_string(pauseConsumed) + " + dropped " +
+            std::to_string(dropped) + " + queued " + std::to_string(queued) + " + on the wire " +
+            std::to_string(onWire));
+    }
+    for (uint32_t v = 0; v < m_switchAt.size(); ++v)
+    {
+        if (m_switchAt[v] && m_switchAt[v]->GetBuffer() &&
+            m_switchAt[v]->GetBuffer()->Used() > m_switchAt[v]->GetBuffer()->Capacity())
+        {
+            violations.push_back("switch " + m_graph->VertexName(v) + " holds " +
+                                 std::to_string(m_switchAt[v]->GetBuffer()->Used()) +
+                                 " bytes, above its buffer");
+        }
+    }
+    return violations;
+}
+
 void
 Fabric::DoDispose()
 {
+    // Only while the ports are intact (a caller may dispose the fabric after
+    // Simulator::Destroy has disposed its nodes and their ports).
+    if (s_checkInvariantsOnDispose && !m_links.empty() && m_links[0].lower->GetFabricChannel())
+    {
+        for (const auto& v : CheckInvariants())
+        {
+            NS_FATAL_ERROR("fabric " << m_spec.name << " at " << Simulator::Now().As(Time::US)
+                                     << ": invariant violated: " << v);
+        }
+    }
     // Ports, channels, switches and NICs refer to one another: dispose each
     // so that the cycles break and nothing outlives the simulation.
     for (auto& link : m_links)

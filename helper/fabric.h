@@ -96,6 +96,21 @@ class Fabric : public Object
     /** Frames put on any wire so far (each transmission is one packet-hop). */
     uint64_t GetPacketHops() const;
 
+    /**
+     * Checks the fabric's conservation and accounting invariants now (after
+     * bringing every port up to date): every frame a NIC sent (plus every
+     * PAUSE frame a port sent) was delivered to an endpoint, consumed as a
+     * PAUSE, dropped with a reason, is queued, or is on a wire; no switch
+     * buffer holds more than its capacity. \return the violations (empty: none).
+     */
+    std::vector<std::string> CheckInvariants();
+    /**
+     * When true, every fabric checks its invariants when it is disposed (at
+     * Simulator::Destroy) and aborts on a violation. The test suite sets it,
+     * so that every test simulation ends with the check.
+     */
+    static bool s_checkInvariantsOnDispose;
+
     /** Fixes every random stream of the fabric; returns the number used. */
     int64_t AssignStreams(int64_t stream);
 

@@ -49,6 +49,7 @@ FabricChannel::Transmit(const FabricPort* from, Ptr<Packet> frame, int64_t txEnd
     const uint32_t to = (m_ports[0] == from) ? 1 : 0;
     const int64_t endNs = (txEndPs + 999) / 1000;
     const Time delay = NanoSeconds(endNs) + m_delay - Simulator::Now();
+    ++m_inFlight;
     Simulator::ScheduleWithContext(m_peerContext[to],
                                    delay,
                                    &FabricChannel::Deliver,
@@ -64,6 +65,7 @@ FabricChannel::Deliver(uint32_t to, Ptr<Packet> frame, uint32_t epoch)
     // The sender's next frame started at the latest when this one's last bit
     // left, one propagation delay ago: this arrival is the event that drives
     // the sender's lazy departures (fabric-port.h).
+    --m_inFlight;
     m_ports[1 - to]->Sync();
     m_ports[to]->Receive(frame, epoch);
 }

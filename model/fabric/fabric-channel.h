@@ -38,6 +38,8 @@ class FabricChannel : public Channel
     void SetLinkUp(bool up);
     bool IsLinkUp() const { return m_up; }
     uint32_t GetEpoch() const { return m_epoch; }
+    /** Frames on the wire now (sent, not yet arrived), both directions. */
+    uint64_t GetFramesInFlight() const { return m_inFlight; }
     Time GetDelay() const { return m_delay; }
     Ptr<FabricPort> GetPort(uint32_t side) const;
 
@@ -60,6 +62,7 @@ class FabricChannel : public Channel
     uint32_t m_attached = 0;
     bool m_up = true;
     uint32_t m_epoch = 0;
+    uint64_t m_inFlight = 0;
     TracedCallback<bool> m_linkStateTrace;
 };
 

@@ -83,6 +83,7 @@ bool
 RdmaNic::Send(Ptr<Packet> payload, uint32_t plane, const FrameAddress& addr)
 {
     NS_ASSERT(plane < m_ports.size());
+    ++m_framesSent;
     const FrameInfo info = BuildFrame(payload, addr);
     return m_ports[plane]->Enqueue(payload, info);
 }
@@ -114,6 +115,7 @@ RdmaNic::ReceiveFromPort(FabricPort* port, Ptr<Packet> frame)
     {
         if (h.first == info.dstPort)
         {
+            ++m_framesDelivered;
             h.second(frame, info, PlaneOf(port));
             return;
         }

@@ -59,6 +59,10 @@ class RdmaNic : public Object, public FabricPacketSink
     typedef Callback<void, uint32_t, bool> LinkListener;
     void AddLinkListener(LinkListener listener) { m_linkListeners.push_back(listener); }
     bool IsPlaneUp(uint32_t plane) const { return m_ports[plane]->IsLinkUp(); }
+    /** Frames handed to the ports by Send (dropped there or not). */
+    uint64_t GetFramesSent() const { return m_framesSent; }
+    /** Frames handed to a registered endpoint. */
+    uint64_t GetFramesDelivered() const { return m_framesDelivered; }
 
     /**
      * Called with the plane whose port's lossless class may send again after
@@ -84,6 +88,8 @@ class RdmaNic : public Object, public FabricPacketSink
     std::vector<Ptr<FabricPort>> m_ports;
     std::vector<std::pair<uint16_t, UdpHandler>> m_handlers; //!< few: a linear scan beats a map
     std::vector<LinkListener> m_linkListeners;
+    uint64_t m_framesSent = 0;
+    uint64_t m_framesDelivered = 0;
     std::vector<ResumeListener> m_resumeListeners;
 };
 
