@@ -46,6 +46,8 @@ struct PathEvents
     std::vector<std::tuple<uint32_t, uint32_t, uint16_t, uint16_t, Time>> failures;
     std::map<uint32_t, std::vector<std::pair<Time, uint64_t>>> planeRates;
     std::vector<std::pair<uint32_t, uint64_t>> stalls;
+    std::vector<int32_t> stalledPaths;
+    std::vector<Time> stalledSince;
 
     void Retransmit(uint32_t path, uint32_t seq, bool timeout)
     {
@@ -56,7 +58,12 @@ struct PathEvents
         failures.emplace_back(path, plane, oldPort, newPort, Simulator::Now());
     }
     void Rate(uint32_t plane, uint64_t bps) { planeRates[plane].emplace_back(Simulator::Now(), bps); }
-    void Stalled(uint32_t conn, uint64_t wrId, Time last) { stalls.emplace_back(conn, wrId); }
+    void Stalled(uint32_t conn, uint64_t wrId, int32_t path, Time last)
+    {
+        stalls.emplace_back(conn, wrId);
+        stalledPaths.push_back(path);
+        stalledSince.push_back(last);
+    }
 
     void Attach(Ptr<MetaRoceConnection> c)
     {
@@ -582,5 +589,11 @@ TEST_CASE("conformance: the watchdog reports a transfer that cannot progress",
     // Reported at 300, 600 and 900 us, naming the connection and the request.
     REQUIRE(ev.stalls.size() == 3);
     CHECK(ev.stalls[0] == std::make_pair(p.a->GetId(), uint64_t(42)));
+    // Nothing was ever acknowledged: the last progress is the post, at 0.
+    CHECK(ev.stalledSince[0] == Seconds(0));
+    // The report names the path holding the oldest unacknowledged packet.
+    INFO("reported path " << ev.stalledPaths[0]);
+    CHECK(ev.stalledPaths[0] >= 0); // the paths keep probing: one holds the oldest probe
+    CHECK(ev.stalledPaths[0] < int32_t(p.a->GetNPaths()));
     CHECK_FALSE(ev.failures.empty()); // its paths kept failing and probing meanwhile
 }

@@ -137,7 +137,8 @@ MetaRoceConnection::GetTypeId()
                             "ns3::MetaRoceConnection::PlaneRateTracedCallback")
             .AddTraceSource("Stalled",
                             "Watchdog: outstanding work made no progress for WatchdogTimeout "
-                            "(connection id, oldest work request id, last progress)",
+                            "(connection id, oldest work request id, path holding the oldest "
+                            "unacknowledged packet or -1, last progress)",
                             MakeTraceSourceAccessor(&MetaRoceConnection::m_stalledTrace),
                             "ns3::MetaRoceConnection::StalledTracedCallback")
             .AddTraceSource("ConnectionWindow",
@@ -1064,11 +1065,28 @@ MetaRoceConnection::Watchdog()
                 break;
             }
         }
+        // The path holding the oldest unacknowledged packet (-1: none holds
+        // one, e.g. every path is failed and probing).
+        int32_t stuckPath = -1;
+        int64_t oldestSentPs = INT64_MAX;
+        for (uint32_t i = 0; i < m_paths.size(); ++i)
+        {
+            const Path& p = m_paths[i];
+            for (size_t k = 0; k < p.records.size(); ++k)
+            {
+                if (p.records[k].state != TxState::Acked && p.records[k].sentPs < oldestSentPs)
+                {
+                    oldestSentPs = p.records[k].sentPs;
+                    stuckPath = int32_t(i);
+                }
+            }
+        }
         NS_LOG_WARN("connection " << m_id << " (host " << GetLocalHost() << " -> "
                                   << GetRemoteHost() << ") stalled: work request " << oldest
                                   << " has made no progress since "
-                                  << PsToTime(m_lastProgressPs).As(Time::US));
-        m_stalledTrace(m_id, oldest, PsToTime(m_lastProgressPs));
+                                  << PsToTime(m_lastProgressPs).As(Time::US) << " (path "
+                                  << stuckPath << ")");
+        m_stalledTrace(m_id, oldest, stuckPath, PsToTime(m_lastProgressPs));
         m_watchdog = Simulator::Schedule(m_watchdogTimeout, &MetaRoceConnection::Watchdog, this);
         return;
     }

@@ -32,7 +32,8 @@
  *   the receiver's fair-share hint from the latest ACK on that plane).
  * - Watchdog: a connection with outstanding work and no acknowledged packet
  *   for WatchdogTimeout fires the Stalled trace (connection, oldest message,
- *   last progress time) and logs a warning; it never hangs silently.
+ *   the path holding the oldest unacknowledged packet, last progress time)
+ *   and logs a warning; it never hangs silently.
  */
 #ifndef METAROCE_CONNECTION_H
 #define METAROCE_CONNECTION_H
@@ -98,7 +99,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
                                              uint16_t newPort);
     typedef void (*PlaneRateTracedCallback)(uint32_t plane, uint64_t bps);
     typedef void (*StalledTracedCallback)(uint32_t connection, uint64_t oldestWrId,
-                                          Time lastProgress);
+                                          int32_t path, Time lastProgress);
 
     /** Called by MetaRoceTransport when it creates the endpoint. */
     void Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_t remoteHost);
@@ -316,7 +317,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     TracedCallback<uint32_t, uint32_t, bool> m_retransmitTrace;
     TracedCallback<uint32_t, uint32_t, uint16_t, uint16_t> m_pathFailedTrace;
     TracedCallback<uint32_t, uint64_t> m_planeRateTrace;
-    TracedCallback<uint32_t, uint64_t, Time> m_stalledTrace;
+    TracedCallback<uint32_t, uint64_t, int32_t, Time> m_stalledTrace;
     TracedCallback<double> m_connectionWindowTrace;
 };
 
