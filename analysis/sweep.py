@@ -14,8 +14,8 @@ overrides, e.g. a transport with its attributes) and seeds:
      "seeds": [1]}
 
 Each point runs `metaroce-run` in its own directory OUT/points/<key>, where
-<key> hashes the runner binary, the experiment file's content and the point's
-overrides: a point whose results.json exists is not run again (the sweep is
+<key> hashes the runner binary and model library, the experiment file's
+content and the point's overrides: a point whose results.json exists is not run again (the sweep is
 resumable; a changed experiment file or a rebuilt runner gets new keys). Points run in parallel (--jobs,
 default: the number of CPUs). At the end OUT/summary.csv has one row per
 point: its parameters and the main summary fields; the table is printed.
@@ -109,9 +109,15 @@ def main():
     with open(sweep["experiment_path"]) as f:
         experiment_text = f.read()
 
-    # The runner's own bytes are part of each key: a rebuilt model reruns
-    # every point instead of reusing results it would no longer produce.
+    # The runner's bytes and the model library's are part of each key: a
+    # rebuilt model reruns every point instead of reusing results it would no
+    # longer produce.
     runner_digest = file_digest(args.runner)
+    for d in (os.path.dirname(args.runner), os.path.dirname(os.path.dirname(args.runner))):
+        lib = os.path.join(d, "libns3-metaroce.so")
+        if os.path.exists(lib):
+            runner_digest += file_digest(lib)
+            break
     todo, rows = [], []
     for p in points(sweep):
         key = point_key(experiment_text, p["set"], runner_digest)
