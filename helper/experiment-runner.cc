@@ -105,7 +105,7 @@ ExperimentRunner::Build()
     ApplyAttributes();
     FabricBuilder builder(m_spec.fabric);
     m_fabric = builder.Build();
-    int64_t stream = m_fabric->AssignStreams(1);
+    m_fabric->AssignStreams(1);
     InstallLoss();
     ScheduleFailures();
     RdmaTransportHelper rdma(m_spec.transport == "metaroce" ? "ns3::MetaRoceTransport"
@@ -119,7 +119,6 @@ ExperimentRunner::Build()
     m_bytesPerConnection = m_pool->GetNConnections() > 0 && rssAfter > rssBefore
                                ? double(rssAfter - rssBefore) / m_pool->GetNConnections()
                                : 0;
-    (void)stream;
 
     m_lastPlaneTx.assign(m_fabric->GetNPlanes(), 0);
     m_connectionSeries = m_pool->GetEndpoints().size() <= 512;

@@ -107,8 +107,9 @@ ValueAsString(const JsonReader& r)
     r.Fail("a string, number or boolean attribute value");
 }
 
+/** The workload; host indices are checked against the fabric's \p hosts. */
 ExperimentWorkload
-ParseWorkload(JsonReader w)
+ParseWorkload(JsonReader w, uint32_t hosts)
 {
     w.ExpectObject(kWorkloadKeys);
     ExperimentWorkload out;
@@ -183,6 +184,33 @@ ParseWorkload(JsonReader w)
     if (out.type == "incast" && out.senders == 0)
     {
         w["senders"].Fail("the number of incast senders (>= 1)");
+    }
+    auto checkHost = [hosts](uint32_t h, const JsonReader& where) {
+        if (h >= hosts)
+        {
+            where.Fail("a host index below " + std::to_string(hosts) + " (the fabric's hosts)");
+        }
+    };
+    if (w["flows"].IsPresent())
+    {
+        const std::vector<JsonReader> flows = w["flows"].AsArray();
+        for (size_t i = 0; i < out.flows.size(); ++i)
+        {
+            checkHost(out.flows[i].first, flows[i]);
+            checkHost(out.flows[i].second, flows[i]);
+        }
+    }
+    if (out.type == "incast")
+    {
+        checkHost(out.receiver, w["receiver"]);
+        if (out.senders >= hosts)
+        {
+            w["senders"].Fail("fewer incast senders than hosts (" + std::to_string(hosts) + ")");
+        }
+    }
+    if (out.ranks > hosts)
+    {
+        w["ranks"].Fail("at most " + std::to_string(hosts) + " ranks (the fabric's hosts)");
     }
     return out;
 }
@@ -340,35 +368,8 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
         }
     }
 
-    spec.workload = ParseWorkload(root["workload"]);
     const uint32_t hosts = spec.fabric.Hosts();
-    auto checkHost = [&](uint32_t h, const JsonReader& where) {
-        if (h >= hosts)
-        {
-            where.Fail("a host index below " + std::to_string(hosts) + " (the fabric's hosts)");
-        }
-    };
-    JsonReader workload = root["workload"];
-    workload.ExpectObject(kWorkloadKeys);
-    for (size_t i = 0; i < spec.workload.flows.size(); ++i)
-    {
-        const JsonReader f = workload["flows"].AsArray()[i];
-        checkHost(spec.workload.flows[i].first, f);
-        checkHost(spec.workload.flows[i].second, f);
-    }
-    if (spec.workload.type == "incast")
-    {
-        checkHost(spec.workload.receiver, workload["receiver"]);
-        if (spec.workload.senders >= hosts)
-        {
-            workload["senders"].Fail("fewer incast senders than hosts (" + std::to_string(hosts) +
-                                     ")");
-        }
-    }
-    if (spec.workload.ranks > hosts)
-    {
-        workload["ranks"].Fail("at most " + std::to_string(hosts) + " ranks (the fabric's hosts)");
-    }
+    spec.workload = ParseWorkload(root["workload"], hosts);
     if (hosts < 2)
     {
         fabric.Fail("a fabric with at least two hosts");

@@ -66,15 +66,6 @@ NicScheduler::Activate(uint32_t index, uint32_t plane)
 }
 
 void
-NicScheduler::ActivateAll(uint32_t index)
-{
-    for (uint32_t plane = 0; plane < m_planes.size(); ++plane)
-    {
-        Activate(index, plane);
-    }
-}
-
-void
 NicScheduler::ArmWake(uint32_t plane)
 {
     Plane& p = m_planes[plane];

@@ -60,8 +60,6 @@ class NicScheduler : public Object
     uint32_t AddClient(NicTxClient* client);
     /** Client \p index may have something to send on \p plane. */
     void Activate(uint32_t index, uint32_t plane);
-    /** Activates client \p index on every plane. */
-    void ActivateAll(uint32_t index);
 
     uint64_t GetSentPackets() const { return m_sent; }
 

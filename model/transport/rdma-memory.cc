@@ -86,6 +86,21 @@ RdmaMemory::Place(uint32_t key, uint64_t addr, const uint8_t* data, uint64_t len
     }
 }
 
+void
+RdmaMemory::PlaceFrom(uint32_t key, uint64_t addr, const Packet& payload, uint32_t from,
+                      uint32_t len)
+{
+    const RdmaMemoryRegion* r = Find(key);
+    if (!r || !r->HasBytes())
+    {
+        Place(key, addr, nullptr, len);
+        return;
+    }
+    m_scratch.resize(from + len);
+    payload.CopyData(m_scratch.data(), from + len);
+    Place(key, addr, m_scratch.data() + from, len);
+}
+
 uint8_t*
 RdmaMemory::Bytes(uint32_t key, uint64_t addr)
 {

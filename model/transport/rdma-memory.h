@@ -13,6 +13,7 @@
 #define METAROCE_RDMA_MEMORY_H
 
 #include "ns3/object.h"
+#include "ns3/packet.h"
 
 #include <cstdint>
 #include <unordered_map>
@@ -62,6 +63,13 @@ class RdmaMemory : public Object
      */
     void Place(uint32_t key, uint64_t addr, const uint8_t* data, uint64_t len);
 
+    /**
+     * Places bytes [from, from + len) of \p payload at \p addr of region
+     * \p key: copied when the region has a buffer (payload-integrity mode),
+     * only counted otherwise. The caller has checked access.
+     */
+    void PlaceFrom(uint32_t key, uint64_t addr, const Packet& payload, uint32_t from, uint32_t len);
+
     /** Pointer to the bytes at \p addr of region \p key (nullptr without a buffer). */
     uint8_t* Bytes(uint32_t key, uint64_t addr);
 
@@ -71,6 +79,7 @@ class RdmaMemory : public Object
     std::unordered_map<uint32_t, RdmaMemoryRegion> m_regions;
     uint32_t m_nextKey = 0x100;
     uint64_t m_placedBytes = 0;
+    std::vector<uint8_t> m_scratch; //!< PlaceFrom's copy of a payload
 };
 
 } // namespace ns3

@@ -59,16 +59,6 @@ class RingBuffer
         m_head = 0;
     }
 
-    /** Releases the storage (an idle queue costs nothing). */
-    void shrink()
-    {
-        if (m_size == 0)
-        {
-            std::vector<T>().swap(m_data);
-            m_head = 0;
-        }
-    }
-
   private:
     void Reserve(size_t n)
     {

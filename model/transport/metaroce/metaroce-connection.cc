@@ -3,6 +3,8 @@
 #include "metaroce-aimd.h"
 #include "metaroce-transport.h"
 
+#include "delay-until.h"
+
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
@@ -22,21 +24,6 @@ NS_OBJECT_ENSURE_REGISTERED(MetaRoceConnection);
 namespace
 {
 constexpr uint32_t kMaxBackoff = 64;
-
-Time
-PsToTime(int64_t ps)
-{
-    return PicoSeconds(ps);
-}
-
-/** Delay until the nanosecond at or after \p ps (events run on a ns grid). */
-Time
-DelayUntilPs(int64_t ps)
-{
-    const int64_t nowNs = Simulator::Now().GetNanoSeconds();
-    const int64_t atNs = std::max(nowNs, (ps + 999) / 1000);
-    return NanoSeconds(atNs - nowNs);
-}
 } // namespace
 
 TypeId
@@ -155,10 +142,6 @@ void
 MetaRoceConnection::DoDispose()
 {
     m_rtoEvent.Cancel();
-    for (auto& pl : m_planes)
-    {
-        pl.paceEvent.Cancel();
-    }
     m_rnrEvent.Cancel();
     m_watchdog.Cancel();
     m_transport = nullptr;
@@ -528,19 +511,8 @@ MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, co
 void
 MetaRoceConnection::Kick()
 {
-    // Called on every ACK: new data makes every plane eligible; otherwise
-    // only planes with a retransmission waiting.
-    const bool data = HasNewData();
     for (uint32_t plane = 0; plane < m_planes.size(); ++plane)
     {
-        if (data)
-        {
-            if (!m_planes[plane].pacePending)
-            {
-                m_scheduler->Activate(m_schedulerIndex, plane);
-            }
-            continue;
-        }
         KickPlane(plane);
     }
 }
@@ -548,10 +520,9 @@ MetaRoceConnection::Kick()
 void
 MetaRoceConnection::KickPlane(uint32_t plane)
 {
-    if (m_planes[plane].pacePending)
-    {
-        return; // the pacing timer kicks it
-    }
+    // New data makes the plane eligible; otherwise only a retransmission
+    // waiting on one of its paths does. (A connection waiting for its pacing
+    // time stays in the NIC ring: nothing to do here for it.)
     bool work = HasNewData();
     for (uint32_t i : m_planes[plane].paths)
     {
@@ -561,13 +532,6 @@ MetaRoceConnection::KickPlane(uint32_t plane)
     {
         m_scheduler->Activate(m_schedulerIndex, plane);
     }
-}
-
-void
-MetaRoceConnection::PaceExpired(uint32_t plane)
-{
-    m_planes[plane].pacePending = false;
-    KickPlane(plane);
 }
 
 // ---------------------------------------------------------------------------
@@ -1084,9 +1048,9 @@ MetaRoceConnection::Watchdog()
         NS_LOG_WARN("connection " << m_id << " (host " << GetLocalHost() << " -> "
                                   << GetRemoteHost() << ") stalled: work request " << oldest
                                   << " has made no progress since "
-                                  << PsToTime(m_lastProgressPs).As(Time::US) << " (path "
+                                  << PicoSeconds(m_lastProgressPs).As(Time::US) << " (path "
                                   << stuckPath << ")");
-        m_stalledTrace(m_id, oldest, stuckPath, PsToTime(m_lastProgressPs));
+        m_stalledTrace(m_id, oldest, stuckPath, PicoSeconds(m_lastProgressPs));
         m_watchdog = Simulator::Schedule(m_watchdogTimeout, &MetaRoceConnection::Watchdog, this);
         return;
     }

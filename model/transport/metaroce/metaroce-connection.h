@@ -230,8 +230,6 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
         uint64_t rateBps = 0;
         uint64_t hintBps = 0;
         int64_t nextSendPs = 0;      //!< pacing
-        EventId paceEvent;
-        bool pacePending = false;    //!< paceEvent is scheduled
     };
 
     TxMessage& Message(uint64_t index) { return m_messages[index - m_messageBase]; }
@@ -251,11 +249,9 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     void RtoTimer();
     void PathTimeout(uint32_t pathIndex);
     void FailPath(uint32_t pathIndex);
-    uint16_t NewSourcePort();
     void RnrTimer();
     void Kick();
     void KickPlane(uint32_t plane);
-    void PaceExpired(uint32_t plane);
     void ArmWatchdog();
     void Watchdog();
     void SendAck(MetaRoceAckHeader& ack, uint32_t plane, uint16_t srcPort);
@@ -280,7 +276,6 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     uint32_t m_schedulerIndex = 0;
     uint32_t m_id = 0;
     uint32_t m_remoteId = 0;
-    uint32_t m_portCounter = 0;
 
     // Sending state
     Ptr<RdmaCongestionOps> m_ccOps;
@@ -307,7 +302,6 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     uint64_t m_outstandingMessages = 0;
     int64_t m_lastProgressPs = 0;
     EventId m_watchdog;
-    std::vector<uint8_t> m_scratch;
 
     MetaRoceReceiver m_receiver;
     MetaRoceConnectionStats m_stats;

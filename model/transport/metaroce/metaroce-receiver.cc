@@ -219,19 +219,9 @@ MetaRoceReceiver::Place(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool& 
         m_stats.placedBytes += added;
         if (key != 0)
         {
-            const RdmaMemoryRegion* region = m_memory->Find(key);
-            const bool bytes = region && region->HasBytes();
-            if (bytes)
-            {
-                m_scratch.resize(len);
-                payload->CopyData(m_scratch.data(), len);
-            }
             for (const auto& [b, e] : fresh)
             {
-                m_memory->Place(key,
-                                base + b,
-                                bytes ? m_scratch.data() + (b - h.offset) : nullptr,
-                                e - b);
+                m_memory->PlaceFrom(key, base + b, *payload, b - h.offset, e - b);
             }
         }
     }

@@ -118,7 +118,6 @@ class MetaRoceReceiver
     uint32_t m_maxMessagesAhead = 65536;
     std::vector<RxPath> m_paths;
     std::vector<RxStream> m_streams;
-    std::vector<uint8_t> m_scratch;
     MetaRoceReceiverStats m_stats;
 };
 

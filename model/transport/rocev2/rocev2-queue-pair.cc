@@ -3,6 +3,8 @@
 #include "rocev2-connection.h"
 #include "rocev2-transport.h"
 
+#include "delay-until.h"
+
 #include "fabric-frame.h"
 
 #include "ns3/log.h"
@@ -17,13 +19,6 @@ NS_LOG_COMPONENT_DEFINE("RoceV2QueuePair");
 
 namespace
 {
-Time
-DelayUntilPs(int64_t ps)
-{
-    const int64_t nowNs = Simulator::Now().GetNanoSeconds();
-    return NanoSeconds(std::max(nowNs, (ps + 999) / 1000) - nowNs);
-}
-
 bool
 IsFirst(uint8_t op)
 {
@@ -68,7 +63,6 @@ void
 RoceV2QueuePair::Dispose()
 {
     m_rtoEvent.Cancel();
-    m_kickEvent.Cancel();
     m_ccTimer.Cancel();
     m_transport = nullptr;
     m_ccOps = nullptr;
@@ -666,17 +660,11 @@ RoceV2QueuePair::ReceiveData(const RoceBthHeader& bth, Ptr<Packet> packet, bool 
             m_stats.placedBytes += len;
             if (m_ctx.key != 0)
             {
-                const RdmaMemoryRegion* region = m_owner->GetLocalMemory()->Find(m_ctx.key);
-                const bool bytes = region && region->HasBytes();
-                if (bytes)
-                {
-                    m_scratch.resize(len);
-                    packet->CopyData(m_scratch.data(), len);
-                }
-                m_owner->GetLocalMemory()->Place(m_ctx.key,
-                                                 m_ctx.address + m_ctx.offset,
-                                                 bytes ? m_scratch.data() : nullptr,
-                                                 len);
+                m_owner->GetLocalMemory()->PlaceFrom(m_ctx.key,
+                                                     m_ctx.address + m_ctx.offset,
+                                                     *packet,
+                                                     0,
+                                                     len);
             }
         }
     }
@@ -788,14 +776,7 @@ RoceV2QueuePair::ReceiveInOrderOrPlaced(const RoceBthHeader& bth, Ptr<Packet> pa
         m_stats.placedBytes += len;
         if (key != 0)
         {
-            const RdmaMemoryRegion* region = m_owner->GetLocalMemory()->Find(key);
-            const bool bytes = region && region->HasBytes();
-            if (bytes)
-            {
-                m_scratch.resize(len);
-                packet->CopyData(m_scratch.data(), len);
-            }
-            m_owner->GetLocalMemory()->Place(key, address, bytes ? m_scratch.data() : nullptr, len);
+            m_owner->GetLocalMemory()->PlaceFrom(key, address, *packet, 0, len);
         }
     }
     if (nak)

@@ -197,7 +197,6 @@ class RoceV2QueuePair : public NicTxClient
     int64_t m_nextSendPs = 0;
     int64_t m_rtoDeadlinePs = 0;
     EventId m_rtoEvent;
-    EventId m_kickEvent;
     EventId m_ccTimer;
 
     // Responder
@@ -228,7 +227,6 @@ class RoceV2QueuePair : public NicTxClient
     RingBuffer<Ahead> m_ahead; //!< index i: PSN m_ePsn + i
     uint32_t m_recvSeq = 0;    //!< receive sequence number of m_rq.front()
     uint32_t m_sendSeq = 0;    //!< requester: next send's receive sequence number
-    std::vector<uint8_t> m_scratch;
 
     RoceV2QpStats m_stats;
 };
