@@ -450,12 +450,13 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
                                                             "ns3::HeapScheduler",
                                                             "ns3::ListScheduler",
                                                             "ns3::CalendarScheduler",
-                                                            "ns3::PriorityQueueScheduler"};
+                                                            "ns3::PriorityQueueScheduler",
+                                                            "ns3::TimingWheelScheduler"};
         if (std::find(schedulers.begin(), schedulers.end(), spec.scheduler) == schedulers.end())
         {
             root["scheduler"].Fail("one of ns3::MapScheduler, ns3::HeapScheduler, "
                                    "ns3::ListScheduler, ns3::CalendarScheduler, "
-                                   "ns3::PriorityQueueScheduler");
+                                   "ns3::PriorityQueueScheduler, ns3::TimingWheelScheduler");
         }
     }
     spec.sampleInterval = root["sample_interval"].IsPresent()

@@ -122,7 +122,7 @@ TEST_CASE("runner: a tiny experiment writes every summary field the schema promi
     fs::remove_all(dir);
 }
 
-TEST_CASE("runner: same experiment and seed give identical results; another seed differs",
+TEST_CASE("runner: same experiment and seed give identical results, another seed differs",
           "[runner]")
 {
     const fs::path a = fs::temp_directory_path() / "metaroce-det-a";

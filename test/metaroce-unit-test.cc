@@ -126,7 +126,7 @@ TEST_CASE("MetaRoCE headers: real serialisation, sizes on the wire, truncation r
     CHECK(foreign->RemoveHeader(f) == 0);
 }
 
-TEST_CASE("fair share: capacity x utilisation / active senders; quiet senders expire",
+TEST_CASE("fair share: capacity x utilisation / active senders, quiet senders expire",
           "[metaroce][unit]")
 {
     MetaRoceFairShare fs;

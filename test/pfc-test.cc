@@ -49,7 +49,7 @@ struct RecordingSink : FabricPacketSink
     std::vector<uint16_t> srcPorts;
     std::vector<Time> resumes;
 
-    void ReceiveFromPort(FabricPort*, Ptr<Packet> frame) override
+    void ReceiveFromPort(FabricPort*, Ptr<Packet> frame, int64_t) override
     {
         FrameInfo info;
         REQUIRE(ParseFrame(*frame, info));
@@ -689,7 +689,7 @@ TEST_CASE("PFC: a paused NIC neither floods its port nor stays stuck after a res
     fabric->Dispose();
 }
 
-TEST_CASE("PFC: routes with a valley close a cyclic buffer dependency; the monitor reports it",
+TEST_CASE("PFC: routes with a valley close a cyclic buffer dependency, the monitor reports it",
           "[pfc]")
 {
     // Valley-free routing cannot deadlock, so this test installs three routes

@@ -6,6 +6,8 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
+#include <vector>
+
 namespace ns3
 {
 
@@ -23,7 +25,7 @@ FabricChannel::GetTypeId()
             .AddAttribute("Delay",
                           "One-way propagation delay (models cable and switch pipeline latency)",
                           TimeValue(MicroSeconds(1)),
-                          MakeTimeAccessor(&FabricChannel::m_delay),
+                          MakeTimeAccessor(&FabricChannel::SetDelay, &FabricChannel::GetDelay),
                           MakeTimeChecker(Time(0)))
             .AddTraceSource("LinkState",
                             "The link went up (true) or down (false)",
@@ -43,31 +45,99 @@ FabricChannel::Attach(Ptr<FabricPort> port)
     ++m_attached;
 }
 
-void
-FabricChannel::Transmit(const FabricPort* from, Ptr<Packet> frame, int64_t txEndPs)
+/**
+ * The one event of a packet-hop: a frame's last bit reaching the far port.
+ * A hand-written EventImpl instead of MakeEvent so the hop costs one small
+ * allocation from a free list (frames in flight reuse the same blocks) and
+ * carries its own arrival time, so nothing on the receive path asks the
+ * simulator for the time.
+ */
+class FabricChannel::FrameArrival : public EventImpl
 {
-    const uint32_t to = (m_ports[0] == from) ? 1 : 0;
-    const int64_t endNs = (txEndPs + 999) / 1000;
-    const Time delay = NanoSeconds(endNs) + m_delay - Simulator::Now();
-    ++m_inFlight;
-    Simulator::ScheduleWithContext(m_peerContext[to],
-                                   delay,
-                                   &FabricChannel::Deliver,
-                                   this,
-                                   to,
-                                   frame,
-                                   m_epoch);
+  public:
+    FrameArrival(FabricChannel* channel, uint32_t to, Ptr<Packet> frame, uint32_t epoch, int64_t atNs)
+        : m_channel(channel),
+          m_frame(std::move(frame)),
+          m_to(to),
+          m_epoch(epoch),
+          m_atNs(atNs)
+    {
+    }
+
+#if !defined(__SANITIZE_ADDRESS__)
+    static void* operator new(std::size_t size)
+    {
+        auto& pool = FreeList();
+        if (size == sizeof(FrameArrival) && !pool.empty())
+        {
+            void* block = pool.back();
+            pool.pop_back();
+            return block;
+        }
+        return ::operator new(size);
+    }
+
+    static void operator delete(void* block, std::size_t size)
+    {
+        if (size == sizeof(FrameArrival))
+        {
+            FreeList().push_back(block);
+            return;
+        }
+        ::operator delete(block);
+    }
+#endif
+
+  protected:
+    void Notify() override { m_channel->Deliver(m_to, std::move(m_frame), m_epoch, m_atNs); }
+
+  private:
+    /** Blocks of finished arrivals; never shrinks (bounded by the peak of frames in flight). */
+    static std::vector<void*>& FreeList()
+    {
+        // Deliberately never destroyed: events may be freed by Simulator::Destroy
+        // during static destruction.
+        static auto* pool = new std::vector<void*>();
+        return *pool;
+    }
+
+    FabricChannel* m_channel;
+    Ptr<Packet> m_frame;
+    uint32_t m_to;
+    uint32_t m_epoch;
+    int64_t m_atNs;
+};
+
+void
+FabricChannel::SetDelay(Time delay)
+{
+    m_delay = delay;
+    // Arrival events are scheduled in whole nanoseconds (fabric-port.h).
+    m_delayNs = (delay.GetPicoSeconds() + 999) / 1000;
 }
 
 void
-FabricChannel::Deliver(uint32_t to, Ptr<Packet> frame, uint32_t epoch)
+FabricChannel::Transmit(const FabricPort* from, Ptr<Packet> frame, int64_t txEndPs, int64_t nowPs)
+{
+    const uint32_t to = (m_ports[0] == from) ? 1 : 0;
+    const int64_t atNs = (txEndPs + 999) / 1000 + m_delayNs;
+    ++m_inFlight;
+    Simulator::ScheduleWithContext(
+        m_peerContext[to],
+        NanoSeconds(atNs) - PicoSeconds(nowPs),
+        new FrameArrival(this, to, std::move(frame), m_epoch, atNs));
+}
+
+void
+FabricChannel::Deliver(uint32_t to, Ptr<Packet> frame, uint32_t epoch, int64_t nowNs)
 {
     // The sender's next frame started at the latest when this one's last bit
     // left, one propagation delay ago: this arrival is the event that drives
     // the sender's lazy departures (fabric-port.h).
     --m_inFlight;
-    m_ports[1 - to]->Sync();
-    m_ports[to]->Receive(frame, epoch);
+    const int64_t nowPs = nowNs * 1000;
+    m_ports[1 - to]->SyncAt(nowPs);
+    m_ports[to]->Receive(std::move(frame), epoch, nowPs);
 }
 
 void

@@ -31,8 +31,9 @@ class FabricChannel : public Channel
      * Puts a frame on the wire from \p from. Its last bit leaves at
      * \p txEndPs (simulation time in picoseconds) and arrives at the other
      * port the propagation delay later, rounded up to the nanosecond.
+     * \p nowPs is the current simulation time.
      */
-    void Transmit(const FabricPort* from, Ptr<Packet> frame, int64_t txEndPs);
+    void Transmit(const FabricPort* from, Ptr<Packet> frame, int64_t txEndPs, int64_t nowPs);
 
     /** Brings the link up or down now; both ports are told at once. */
     void SetLinkUp(bool up);
@@ -41,6 +42,8 @@ class FabricChannel : public Channel
     /** Frames on the wire now (sent, not yet arrived), both directions. */
     uint64_t GetFramesInFlight() const { return m_inFlight; }
     Time GetDelay() const { return m_delay; }
+    /** Sets the one-way propagation delay (the Delay attribute). */
+    void SetDelay(Time delay);
     Ptr<FabricPort> GetPort(uint32_t side) const;
 
     // Channel
@@ -53,10 +56,13 @@ class FabricChannel : public Channel
     void DoDispose() override;
 
   private:
-    /** A frame reaches side \p to: the sender catches up, the receiver receives. */
-    void Deliver(uint32_t to, Ptr<Packet> frame, uint32_t epoch);
+    class FrameArrival;
+
+    /** A frame reaches side \p to at \p nowNs: the sender catches up, the receiver receives. */
+    void Deliver(uint32_t to, Ptr<Packet> frame, uint32_t epoch, int64_t nowNs);
 
     Time m_delay;
+    int64_t m_delayNs = 0; //!< m_delay in nanoseconds (the arrival events' resolution)
     Ptr<FabricPort> m_ports[2];
     uint32_t m_peerContext[2] = {0, 0}; //!< node id of the port on each side, for event contexts
     uint32_t m_attached = 0;

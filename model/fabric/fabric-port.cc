@@ -127,7 +127,7 @@ FabricPort::GetTypeId()
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("QueueBytes",
                             "Frame bytes queued for transmission",
-                            MakeTraceSourceAccessor(&FabricPort::m_queueBytes),
+                            MakeTraceSourceAccessor(&FabricPort::m_queueBytesTrace),
                             "ns3::TracedValueCallback::Uint32")
             .AddTraceSource("Sniffer",
                             "Every frame sent or received (for pcap)",
@@ -154,7 +154,6 @@ FabricPort::GetTypeId()
 }
 
 FabricPort::FabricPort()
-    : m_queueBytes(0)
 {
     m_ecnRng = CreateObject<UniformRandomVariable>();
 }
@@ -239,7 +238,12 @@ FabricPort::EcnMarkProbability(uint32_t queueBytes) const
 bool
 FabricPort::Enqueue(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress)
 {
-    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+    return EnqueueAt(std::move(frame), info, ingress, Simulator::Now().GetPicoSeconds());
+}
+
+bool
+FabricPort::EnqueueAt(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress, int64_t nowPs)
+{
     CatchUp(nowPs); // queue state as of now: admission and marking are exact
     const uint32_t bytes = frame->GetSize();
     if (!m_linkUp)
@@ -292,17 +296,23 @@ FabricPort::Enqueue(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress)
         {
             SetFrameEcn(frame, Ecn::Ce);
             ++m_stats.ecnMarked;
-            m_ecnMarkTrace(frame);
+            if (!m_ecnMarkTrace.IsEmpty())
+            {
+                m_ecnMarkTrace(frame);
+            }
         }
     }
     m_queues[cls].push_back(
-        Queued{frame, bytes, static_cast<uint16_t>(ingress), priority, charge, nowPs});
-    m_queueBytes += bytes;
+        Queued{std::move(frame), bytes, static_cast<uint16_t>(ingress), priority, charge, nowPs});
+    SetQueueBytes(m_queueBytes + bytes);
     if (m_queueBytes > m_stats.peakQueueBytes)
     {
         m_stats.peakQueueBytes = m_queueBytes;
     }
-    m_enqueueTrace(frame);
+    if (!m_enqueueTrace.IsEmpty())
+    {
+        m_enqueueTrace(m_queues[cls].back().frame);
+    }
     CatchUp(nowPs); // an idle transmitter starts this frame now
     return true;
 }
@@ -389,7 +399,7 @@ FabricPort::CatchUp(int64_t nowPs)
             }
             cls = PickClass(startPs);
         }
-        Commit(cls, startPs);
+        Commit(cls, startPs, nowPs);
     }
     // With the transmitter idle and frames queued, their class is paused:
     // the pause wake-up, not this one, starts them.
@@ -400,7 +410,7 @@ FabricPort::CatchUp(int64_t nowPs)
 }
 
 void
-FabricPort::Commit(uint32_t cls, int64_t startPs)
+FabricPort::Commit(uint32_t cls, int64_t startPs, int64_t nowPs)
 {
     auto& queue = m_queues[cls];
     Queued q = std::move(queue.front());
@@ -409,15 +419,21 @@ FabricPort::Commit(uint32_t cls, int64_t startPs)
     {
         m_rrNext = (cls + 1) % kTrafficClasses;
     }
-    m_queueBytes -= q.bytes;
+    SetQueueBytes(m_queueBytes - q.bytes);
     const uint32_t wire = WireBytes(q.bytes, m_interframeBytes);
     m_txFreePs = startPs + int64_t(LinePs(wire));
     ++m_stats.txPackets;
     m_stats.txBytes += q.bytes;
     m_stats.txWireBytes += wire;
-    m_dequeueTrace(q.frame);
-    m_snifferTrace(q.frame);
-    m_channel->Transmit(this, q.frame, m_txFreePs);
+    if (!m_dequeueTrace.IsEmpty())
+    {
+        m_dequeueTrace(q.frame);
+    }
+    if (!m_snifferTrace.IsEmpty())
+    {
+        m_snifferTrace(q.frame);
+    }
+    m_channel->Transmit(this, std::move(q.frame), m_txFreePs, nowPs);
     // Last: a PFC release may make the switch send a resume (on this port too).
     ReleaseCharge(q);
 }
@@ -453,7 +469,7 @@ FabricPort::Wake()
 }
 
 void
-FabricPort::Receive(Ptr<Packet> frame, uint32_t epoch)
+FabricPort::Receive(Ptr<Packet> frame, uint32_t epoch, int64_t nowPs)
 {
     if (!m_linkUp || epoch != m_channel->GetEpoch())
     {
@@ -471,9 +487,15 @@ FabricPort::Receive(Ptr<Packet> frame, uint32_t epoch)
     }
     ++m_stats.rxPackets;
     m_stats.rxBytes += frame->GetSize();
-    m_snifferTrace(frame);
-    m_macRxTrace(frame);
-    m_sink->ReceiveFromPort(this, frame);
+    if (!m_snifferTrace.IsEmpty())
+    {
+        m_snifferTrace(frame);
+    }
+    if (!m_macRxTrace.IsEmpty())
+    {
+        m_macRxTrace(frame);
+    }
+    m_sink->ReceiveFromPort(this, std::move(frame), nowPs);
 }
 
 void
@@ -515,7 +537,7 @@ FabricPort::Flush(DropReason reason)
         {
             Queued q = std::move(queue.front());
             queue.pop_front();
-            m_queueBytes -= q.bytes;
+            SetQueueBytes(m_queueBytes - q.bytes);
             ReleaseCharge(q);
             RecordDrop(q.frame, reason);
         }
@@ -556,7 +578,7 @@ FabricPort::SendPfc(PfcPauseHeader header)
     m_stats.txWireBytes += wire;
     m_pfcTxTrace(frame);
     m_snifferTrace(frame);
-    m_channel->Transmit(this, frame, m_txFreePs);
+    m_channel->Transmit(this, frame, m_txFreePs, nowPs);
     if ((m_eventPerDequeue || m_trackDepartures) && m_queueBytes > 0)
     {
         ArmWake();

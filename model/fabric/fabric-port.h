@@ -78,8 +78,8 @@ class FabricPacketSink
 {
   public:
     virtual ~FabricPacketSink() = default;
-    /** A frame arrived on \p port and passed the error model. */
-    virtual void ReceiveFromPort(FabricPort* port, Ptr<Packet> frame) = 0;
+    /** A frame arrived on \p port and passed the error model; \p nowPs is the current time. */
+    virtual void ReceiveFromPort(FabricPort* port, Ptr<Packet> frame, int64_t nowPs) = 0;
     /** \p port's link went up or down (called at the moment it happens). */
     virtual void PortLinkChanged(FabricPort* port, bool up) {}
     /** Brings every port sharing a buffer with the caller up to date (FabricPort::Sync). */
@@ -150,6 +150,8 @@ class FabricPort : public NetDevice
      * \return false if it was dropped (counted and traced here).
      */
     bool Enqueue(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress = kNoIngress);
+    /** Enqueue when the caller knows the current time \p nowPs (saves asking the simulator). */
+    bool EnqueueAt(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress, int64_t nowPs);
 
     /** Traffic class of a frame with this DSCP. */
     uint32_t ClassOf(uint8_t dscp) const { return dscp == m_controlDscp ? kControlClass : kDataClass; }
@@ -186,10 +188,15 @@ class FabricPort : public NetDevice
     /** Lossless frame bytes queued here that arrived on the owner's port \p ingress. */
     uint32_t GetLosslessBytesFrom(uint32_t ingress);
 
-    /** Called by the channel: a frame's last bit arrived. \p epoch is the link epoch at send time. */
-    void Receive(Ptr<Packet> frame, uint32_t epoch);
+    /**
+     * Called by the channel: a frame's last bit arrived at \p nowPs (the
+     * current time). \p epoch is the link epoch at send time.
+     */
+    void Receive(Ptr<Packet> frame, uint32_t epoch, int64_t nowPs);
     /** Starts every frame whose start time has come (see "lazy departures"). */
     void Sync();
+    /** Sync when the caller knows the current time \p nowPs. */
+    void SyncAt(int64_t nowPs) { CatchUp(nowPs); }
     /** Called by the channel when the link changes state. */
     void LinkStateChanged(bool up);
 
@@ -280,8 +287,17 @@ class FabricPort : public NetDevice
     void CatchUp(int64_t nowPs);
     /** Class to serve at \p startPs among frames queued by then; -1 if none. */
     int32_t PickClass(int64_t startPs) const;
-    /** Puts the head of class \p cls on the wire at \p startPs. */
-    void Commit(uint32_t cls, int64_t startPs);
+    /** Puts the head of class \p cls on the wire at \p startPs (the time is \p nowPs). */
+    void Commit(uint32_t cls, int64_t startPs, int64_t nowPs);
+    /** Sets the queued bytes, firing the QueueBytes trace if anyone listens. */
+    void SetQueueBytes(uint32_t bytes)
+    {
+        if (!m_queueBytesTrace.IsEmpty())
+        {
+            m_queueBytesTrace(m_queueBytes, bytes);
+        }
+        m_queueBytes = bytes;
+    }
     /** EventPerDequeue: a wake-up at the end of the current frame. */
     void ArmWake();
     void Wake();
@@ -331,7 +347,7 @@ class FabricPort : public NetDevice
 
     // Egress state
     std::array<std::deque<Queued>, kTrafficClasses> m_queues;
-    TracedValue<uint32_t> m_queueBytes;
+    uint32_t m_queueBytes = 0;
     int64_t m_txFreePs = 0;    //!< end of the last frame put on the wire (exact, ps)
     EventId m_wake;            //!< EventPerDequeue only
     uint32_t m_rrNext = 0;     //!< next class to serve in round robin
@@ -358,6 +374,7 @@ class FabricPort : public NetDevice
     TracedCallback<Ptr<const Packet>> m_pfcTxTrace;
     TracedCallback<Ptr<const Packet>> m_pfcRxTrace;
     TracedCallback<uint8_t, bool> m_pfcStateTrace;
+    TracedCallback<uint32_t, uint32_t> m_queueBytesTrace; //!< QueueBytes: (old, new)
 };
 
 } // namespace ns3

@@ -188,7 +188,7 @@ FabricSwitch::SelectPort(const FrameInfo& info) const
 }
 
 void
-FabricSwitch::ReceiveFromPort(FabricPort* port, Ptr<Packet> frame)
+FabricSwitch::ReceiveFromPort(FabricPort* port, Ptr<Packet> frame, int64_t nowPs)
 {
     FrameInfo info;
     if (!ParseFrame(*frame, info))
@@ -203,7 +203,7 @@ FabricSwitch::ReceiveFromPort(FabricPort* port, Ptr<Packet> frame)
         port->RecordDrop(frame, DropReason::NoRoute);
         return;
     }
-    m_ports[out]->Enqueue(frame, info, port->GetSinkIndex());
+    m_ports[out]->EnqueueAt(std::move(frame), info, port->GetSinkIndex(), nowPs);
 }
 
 void

@@ -107,7 +107,7 @@ class FabricSwitch : public Object, public FabricPacketSink
     typedef void (*PfcIngressTracedCallback)(uint32_t port, uint8_t priority, bool xoff);
 
     // FabricPacketSink
-    void ReceiveFromPort(FabricPort* port, Ptr<Packet> frame) override;
+    void ReceiveFromPort(FabricPort* port, Ptr<Packet> frame, int64_t nowPs) override;
     void PortLinkChanged(FabricPort* port, bool up) override;
     void SyncPorts() override;
     PfcAdmission AdmitLossless(uint32_t ingress, uint8_t priority, uint32_t bytes) override;

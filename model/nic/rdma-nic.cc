@@ -103,7 +103,7 @@ RdmaNic::PlaneOf(const FabricPort* port) const
 }
 
 void
-RdmaNic::ReceiveFromPort(FabricPort* port, Ptr<Packet> frame)
+RdmaNic::ReceiveFromPort(FabricPort* port, Ptr<Packet> frame, int64_t)
 {
     FrameInfo info;
     if (!ParseFrame(*frame, info) || FabricAddress::HostOf(info.dstIp) != m_host)
