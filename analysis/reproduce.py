@@ -136,7 +136,8 @@ def write_report(path, r, loss, scaling, failure, incast, coll, times, where):
              f"({sum(times.values()):.0f} s of simulation {where}). Every number "
              "below is read from the sweeps' `summary.csv` and per-point `results.json`; the "
              "scenarios are the files in `experiments/`. Model assumptions are in "
-             "`docs/metaroce-model.md` and `docs/rocev2-model.md`.\n")
+             "`docs/metaroce-model.md` and `docs/rocev2-model.md`. To run the sweeps on a Slurm "
+             "cluster: `analysis/reproduce.py --backend slurm` ([`slurm.md`](slurm.md)).\n")
     L.append("## 1. Loss sweep (`experiments/loss-sweep.sweep.json`)\n")
     L.append("Claim: ~86 % of throughput retained at 1 % loss, useful bandwidth at 10 %, RoCEv2 "
              "collapsing. Scenario: `experiments/loss-point.json` (64 hosts, 4 planes, random "
@@ -219,6 +220,8 @@ def write_report(path, r, loss, scaling, failure, incast, coll, times, where):
         L.append(f"| {title} | {v} | {s // 1024} KiB | {t:.0f} | {b:.1f} |")
     L.append(f"\n![collectives]({rel(os.path.join(r, 'all-reduce', 'collectives.png'), path)})\n")
     L.append("## Run times\n")
+    if "Slurm" in where:
+        L.append("Each sweep's points' `wall_seconds`, summed (they ran as Slurm array tasks):\n")
     for k, t in times.items():
         L.append(f"- {k}: {t:.0f} s")
     with open(path, "w") as f:
