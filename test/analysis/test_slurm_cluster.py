@@ -180,8 +180,10 @@ def cluster():
     if missing:
         not_possible(f"Slurm could not be installed ({', '.join(missing)} missing; "
                      "apt-get install slurm-wlm munge)")
-    base = tempfile.mkdtemp(prefix="metaroce-slurm-")
-    os.chmod(base, 0o755)  # munged wants its socket's directory open to all
+    # Under /tmp, not $TMPDIR: munged wants every directory above its socket
+    # open to all, and a socket path is limited to 107 bytes.
+    base = tempfile.mkdtemp(prefix="metaroce-slurm-", dir="/tmp")
+    os.chmod(base, 0o755)
     c = Cluster(base)
     try:
         why = c.start()
