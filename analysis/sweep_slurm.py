@@ -354,7 +354,12 @@ def classify(rows, state, layout):
         name = f"{job}_{task}"
         code, age = read_exit(layout.exit_file(job, task))
         q = queue.get((job, task))
-        if code is not None and code != 0:
+        # The queue first: a requeued task (preemption, node failure) runs again.
+        if q and q[0] in PENDING_STATES:
+            result[key] = ("pending", f"task {name} pending ({q[1]})")
+        elif q and q[0] in RUNNING_STATES:
+            result[key] = ("running", f"task {name} {q[0].lower()}")
+        elif code is not None and code != 0:
             result[key] = ("failed", f"task {name}: metaroce-run exit code {code}")
         elif code == 0:
             if age < VISIBILITY_GRACE_S:
@@ -363,10 +368,6 @@ def classify(rows, state, layout):
                 result[key] = ("failed", f"task {name} exited 0 but "
                                f"{os.path.join(p['dir'], 'results.json')} is not there: is "
                                "--out on a filesystem the compute nodes share?")
-        elif q and q[0] in PENDING_STATES:
-            result[key] = ("pending", f"task {name} pending ({q[1]})")
-        elif q and q[0] in RUNNING_STATES:
-            result[key] = ("running", f"task {name} {q[0].lower()}")
         else:
             st = q[0] if q else acct.get((job, task), (None,))[0]
             if st:
@@ -446,6 +447,7 @@ def job_script(sweep, todo, s, layout, runner):
         "  *) echo \"metaroce: no point for array task '${SLURM_ARRAY_TASK_ID:-}'\" >&2; exit 2 ;;",
         "esac",
         'task="${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}"',
+        'rm -f "$exits/$task"  # a requeued task\'s earlier attempt',
         'echo "metaroce: task $task, point $key, on $(hostname) at $(date -Is)"',
         "# Fabric files named relative to the repository resolve from here too.",
         'cd "$root" || exit 1',
@@ -487,13 +489,13 @@ def submit(sweep, todo, s, layout, state, runner):
 
 # --- following and reporting ---------------------------------------------------
 
-def follow(rows, state, layout, poll):
-    """Waits until none of the points is pending or running; prints each point as it
-    ends and the counts when they change. Returns the last states."""
+def follow(rows, state, layout, poll, tracked=None):
+    """Waits until none of the points is pending or running; prints each point of
+    `tracked` (default: those queued at the start) as it ends, and the counts when
+    they change. Returns the last states."""
     t0 = time.time()
     by_key = {p["key"]: p for p in rows}
     order = {p["key"]: i for i, p in enumerate(rows)}
-    tracked = None
     last, last_counts, ended = {}, None, 0
     while True:
         try:
@@ -586,13 +588,15 @@ def main(args, ap, sweep, out, rows, collect):
             print(f"{sweep['name']}: {len(rows)} points, {c['done']} already done, "
                   f"{c['running'] + c['pending']} queued or running, {what} {len(todo)} as a "
                   "Slurm job array", flush=True)
+            tracked = {p["key"] for p in todo} | {
+                k for k, (st, _) in states.items() if st in ("pending", "running")}
             if todo:
                 submit(sweep, todo, s, layout, state, args.runner)
             if args.no_wait:
                 print("not waiting; ask later with: " + " ".join(shlex.quote(a) for a in [
                     sys.argv[0], args.sweep, "--backend", "slurm", "--out", out, "--status"]))
                 return 0
-            states = follow(rows, state, layout, s["poll_seconds"])
+            states = follow(rows, state, layout, s["poll_seconds"], tracked)
     except SlurmError as e:
         return f"sweep: {e}"
     except KeyboardInterrupt:
