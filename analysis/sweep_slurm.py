@@ -524,6 +524,16 @@ def follow(rows, state, layout, poll, tracked=None):
         time.sleep(poll)
 
 
+def again(args, out, *extra):
+    """The command line that finds this sweep's points again, with `extra`."""
+    argv = [sys.argv[0], args.sweep, "--backend", "slurm", "--out", out]
+    if os.path.abspath(args.runner) != os.path.join(ROOT, "build", "examples", "metaroce-run"):
+        argv += ["--runner", args.runner]
+    if args.slurm_config:
+        argv += ["--slurm-config", args.slurm_config]
+    return " ".join(shlex.quote(a) for a in argv + list(extra))
+
+
 def report(sweep, rows, states, layout, args):
     c = counts(states)
     print(f"{sweep['name']} on Slurm: {len(rows)} points: {c['done']} done, {c['running']} "
@@ -550,9 +560,8 @@ def report(sweep, rows, states, layout, args):
             else:
                 where = f"log {log} (not written: the task never started)"
             print(f"  {describe(p)}: {states[p['key']][1]}; {where}")
-        print("resubmit them alone with: " + " ".join(shlex.quote(a) for a in [
-            sys.argv[0], args.sweep, "--backend", "slurm", "--out", layout.out,
-            "--resubmit-failed"]) + " (and the same Slurm options)")
+        print("resubmit them alone with: " + again(args, layout.out, "--resubmit-failed")
+              + " (and the same Slurm options)")
     if c["unsubmitted"]:
         print(f"{c['unsubmitted']} point(s) never submitted (new points, or a rebuilt runner or "
               "changed experiment file gave new keys): run the sweep again to submit them")
@@ -593,8 +602,7 @@ def main(args, ap, sweep, out, rows, collect):
             if todo:
                 submit(sweep, todo, s, layout, state, args.runner)
             if args.no_wait:
-                print("not waiting; ask later with: " + " ".join(shlex.quote(a) for a in [
-                    sys.argv[0], args.sweep, "--backend", "slurm", "--out", out, "--status"]))
+                print("not waiting; ask later with: " + again(args, out, "--status"))
                 return 0
             states = follow(rows, state, layout, s["poll_seconds"], tracked)
     except SlurmError as e:
