@@ -3,10 +3,17 @@
 docs/REPRODUCTION.md: each claim, our number, the scenario and the figure.
 
     analysis/reproduce.py [--jobs N] [--results DIR] [--report PATH]
+    analysis/reproduce.py --backend slurm [--slurm-config FILE] [--no-wait] [...]
 
 Sweeps are resumable (analysis/sweep.py): a second run only redoes what
 changed. Figures go next to each sweep's results under --results (default
 results/); the report links them.
+
+With --backend slurm every sweep is submitted first (one job array each, so
+they run side by side on the cluster), then followed; the report is written
+when all are done. With --no-wait it returns after submitting; the same
+command without --no-wait later waits for what is left and writes the report
+(docs/slurm.md).
 """
 import argparse
 import csv
@@ -25,12 +32,40 @@ import plot_figures  # noqa: E402
 SWEEPS = ["loss-sweep", "plane-scaling", "plane-failure", "incast", "all-reduce", "all-to-all"]
 
 
+def sweep_command(name, results):
+    return [sys.executable, os.path.join(HERE, "sweep.py"),
+            os.path.join(ROOT, "experiments", f"{name}.sweep.json"),
+            "--out", os.path.join(results, name)]
+
+
 def run_sweep(name, results, jobs):
     t0 = time.time()
-    subprocess.run([sys.executable, os.path.join(HERE, "sweep.py"),
-                    os.path.join(ROOT, "experiments", f"{name}.sweep.json"),
-                    "--out", os.path.join(results, name), "--jobs", str(jobs)], check=True)
+    subprocess.run(sweep_command(name, results) + ["--jobs", str(jobs)], check=True)
     return time.time() - t0
+
+
+def run_on_slurm(results, slurm_args, no_wait):
+    """Submits every sweep, then (unless no_wait) follows each; returns the simulation
+    time of each sweep summed over its points (the runner's wall_seconds), or None."""
+    for name in SWEEPS:
+        subprocess.run(sweep_command(name, results) + slurm_args + ["--no-wait"], check=True)
+    if no_wait:
+        print("submitted; run the same command without --no-wait to wait for the sweeps and "
+              "write the report")
+        return None
+    failed = []
+    for name in SWEEPS:
+        proc = subprocess.run(sweep_command(name, results) + slurm_args + ["--status", "--wait"])
+        if proc.returncode != 0:
+            failed.append(name)
+    if failed:
+        sys.exit(f"reproduce: sweeps with failed or missing points: {', '.join(failed)} (their "
+                 "failed tasks and logs are listed above; rerun this command to resubmit them)")
+    times = {}
+    for name in SWEEPS:
+        with open(os.path.join(results, name, "summary.csv")) as f:
+            times[name] = sum(float(r["wall_seconds"] or 0) for r in csv.DictReader(f))
+    return times
 
 
 def loss_numbers(out):
@@ -44,13 +79,34 @@ def loss_numbers(out):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--jobs", type=int, default=None,
+                    help="parallel runs of the local backend (default: the number of CPUs)")
     ap.add_argument("--results", default=os.path.join(ROOT, "results"))
     ap.add_argument("--report", default=os.path.join(ROOT, "docs", "REPRODUCTION.md"))
+    ap.add_argument("--backend", choices=["local", "slurm"], default="local",
+                    help="run the sweeps as local processes (default) or as Slurm job arrays")
+    ap.add_argument("--slurm-config", metavar="FILE",
+                    help="the Slurm backend's settings (analysis/sweep.py, docs/slurm.md)")
+    ap.add_argument("--no-wait", action="store_true",
+                    help="with --backend slurm: submit every sweep and return")
     args = ap.parse_args()
-    times = {}
-    for name in SWEEPS:
-        times[name] = run_sweep(name, args.results, args.jobs)
+    if args.backend == "slurm":
+        if args.jobs is not None:
+            ap.error("--jobs applies to the local backend (the Slurm config's array_limit caps "
+                     "tasks running at once)")
+        slurm_args = ["--backend", "slurm"] + (
+            ["--slurm-config", args.slurm_config] if args.slurm_config else [])
+        times = run_on_slurm(args.results, slurm_args, args.no_wait)
+        if times is None:
+            return
+        where = "summed over the points, run as Slurm job arrays"
+    else:
+        if args.slurm_config or args.no_wait:
+            ap.error("--slurm-config and --no-wait apply to --backend slurm only")
+        times = {}
+        for name in SWEEPS:
+            times[name] = run_sweep(name, args.results, args.jobs or os.cpu_count() or 1)
+        where = f"on {os.cpu_count()} cores"
     r = args.results
     subprocess.run([sys.executable, os.path.join(HERE, "plot_loss_sweep.py"),
                     os.path.join(r, "loss-sweep")], check=True)
@@ -59,7 +115,7 @@ def main():
     failure = plot_figures.plane_failure(os.path.join(r, "plane-failure"))
     incast = plot_figures.incast(os.path.join(r, "incast"))
     coll = plot_figures.collectives(os.path.join(r, "all-reduce"), os.path.join(r, "all-to-all"))
-    write_report(args.report, r, loss, scaling, failure, incast, coll, times)
+    write_report(args.report, r, loss, scaling, failure, incast, coll, times, where)
     print(f"wrote {args.report}; total {sum(times.values()):.0f} s of sweeps")
 
 
@@ -73,14 +129,15 @@ def rel(path, report):
     return os.path.join("figures", name)
 
 
-def write_report(path, r, loss, scaling, failure, incast, coll, times):
+def write_report(path, r, loss, scaling, failure, incast, coll, times, where):
     L = []
     L.append("# Reproduction of the published MetaRoCE results\n")
     L.append(f"Generated by `analysis/reproduce.py` on {datetime.date.today().isoformat()} "
-             f"({sum(times.values()):.0f} s of simulation on {os.cpu_count()} cores). Every number "
+             f"({sum(times.values()):.0f} s of simulation {where}). Every number "
              "below is read from the sweeps' `summary.csv` and per-point `results.json`; the "
              "scenarios are the files in `experiments/`. Model assumptions are in "
-             "`docs/metaroce-model.md` and `docs/rocev2-model.md`.\n")
+             "`docs/metaroce-model.md` and `docs/rocev2-model.md`. To run the sweeps on a Slurm "
+             "cluster: `analysis/reproduce.py --backend slurm` ([`slurm.md`](slurm.md)).\n")
     L.append("## 1. Loss sweep (`experiments/loss-sweep.sweep.json`)\n")
     L.append("Claim: ~86 % of throughput retained at 1 % loss, useful bandwidth at 10 %, RoCEv2 "
              "collapsing. Scenario: `experiments/loss-point.json` (64 hosts, 4 planes, random "
@@ -163,6 +220,8 @@ def write_report(path, r, loss, scaling, failure, incast, coll, times):
         L.append(f"| {title} | {v} | {s // 1024} KiB | {t:.0f} | {b:.1f} |")
     L.append(f"\n![collectives]({rel(os.path.join(r, 'all-reduce', 'collectives.png'), path)})\n")
     L.append("## Run times\n")
+    if "Slurm" in where:
+        L.append("Each sweep's points' `wall_seconds`, summed (they ran as Slurm array tasks):\n")
     for k, t in times.items():
         L.append(f"- {k}: {t:.0f} s")
     with open(path, "w") as f:

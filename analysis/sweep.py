@@ -19,6 +19,11 @@ content and the point's overrides: a point whose results.json exists is not run 
 resumable; a changed experiment file or a rebuilt runner gets new keys). Points run in parallel (--jobs,
 default: the number of CPUs). At the end OUT/summary.csv has one row per
 point: its parameters and the main summary fields; the table is printed.
+
+With --backend slurm the points not done yet run as one Slurm job array
+instead (analysis/sweep_slurm.py, docs/slurm.md): same keys, same per-point
+folders, same summary.csv. `--status` reports on (and collects) a sweep
+submitted with --no-wait; `--resubmit-failed` resubmits only its failed tasks.
 """
 import argparse
 import concurrent.futures
@@ -29,6 +34,9 @@ import json
 import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sweep_slurm  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUMMARY_FIELDS = [
@@ -95,41 +103,76 @@ def run_point(runner, experiment, outdir, sets):
     return None
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("sweep")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--runner", default=os.path.join(ROOT, "build", "examples", "metaroce-run"))
-    args = ap.parse_args()
-
-    sweep = load_sweep(args.sweep)
-    out = args.out or os.path.join(ROOT, "results", sweep["name"])
-    os.makedirs(os.path.join(out, "points"), exist_ok=True)
-    with open(sweep["experiment_path"]) as f:
-        experiment_text = f.read()
-
+def runner_digest_of(runner):
     # The runner's bytes and the model library's are part of each key: a
     # rebuilt model reruns every point instead of reusing results it would no
     # longer produce.
-    runner_digest = file_digest(args.runner)
-    for d in (os.path.dirname(args.runner), os.path.dirname(os.path.dirname(args.runner))):
+    if not os.path.isfile(runner):
+        sys.exit(f"sweep: runner {runner!r} not found (build it with tools/build.sh, "
+                 "or name it with --runner)")
+    digest = file_digest(runner)
+    for d in (os.path.dirname(runner), os.path.dirname(os.path.dirname(runner))):
         lib = os.path.join(d, "libns3-metaroce.so")
         if os.path.exists(lib):
-            runner_digest += file_digest(lib)
+            digest += file_digest(lib)
             break
-    todo, rows = [], []
+    return digest
+
+
+def sweep_rows(sweep, out, runner):
+    """Every point of the sweep with its key and folder (OUT/points/<key>)."""
+    with open(sweep["experiment_path"]) as f:
+        experiment_text = f.read()
+    runner_digest = runner_digest_of(runner)
+    rows = []
     for p in points(sweep):
         key = point_key(experiment_text, p["set"], runner_digest)
         p["key"] = key
         p["dir"] = os.path.join(out, "points", key)
         rows.append(p)
-        if not os.path.exists(os.path.join(p["dir"], "results.json")):
-            todo.append(p)
+    return rows
+
+
+def is_done(p):
+    return os.path.exists(os.path.join(p["dir"], "results.json"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("sweep")
+    ap.add_argument("--jobs", type=int, default=None,
+                    help="parallel processes of the local backend (default: the number of CPUs)")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--runner", default=os.path.join(ROOT, "build", "examples", "metaroce-run"))
+    ap.add_argument("--backend", choices=["local", "slurm"], default="local",
+                    help="where the points run: local processes (default) or a Slurm job array")
+    sweep_slurm.add_arguments(ap)
+    args = ap.parse_args()
+    if args.backend == "local":
+        used = sweep_slurm.options_given(args)
+        if used:
+            ap.error(f"{used[0]} applies to --backend slurm only")
+    elif args.jobs is not None:
+        ap.error("--jobs applies to the local backend; with Slurm, --array-limit caps the "
+                 "tasks running at once")
+
+    sweep = load_sweep(args.sweep)
+    out = os.path.abspath(args.out or os.path.join(ROOT, "results", sweep["name"]))
+    os.makedirs(os.path.join(out, "points"), exist_ok=True)
+    rows = sweep_rows(sweep, out, args.runner)
+    if args.backend == "slurm":
+        sys.exit(sweep_slurm.main(args, ap, sweep, out, rows,
+                                  collect=lambda: write_summary(out, sweep, rows)))
+    sys.exit(run_local(args, sweep, out, rows))
+
+
+def run_local(args, sweep, out, rows):
+    jobs = args.jobs or os.cpu_count() or 1
+    todo = [p for p in rows if not is_done(p)]
     print(f"{sweep['name']}: {len(rows)} points, {len(rows) - len(todo)} already done, "
-          f"running {len(todo)} on {args.jobs} processes", flush=True)
+          f"running {len(todo)} on {jobs} processes", flush=True)
     failures = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(run_point, args.runner, sweep["experiment_path"], p["dir"],
                                p["set"]): p for p in todo}
         for n, fut in enumerate(concurrent.futures.as_completed(futures), 1):
@@ -140,6 +183,14 @@ def main():
             if err:
                 failures.append(p)
 
+    write_summary(out, sweep, rows)
+    if failures:
+        return f"{len(failures)} point(s) failed"
+    return 0
+
+
+def write_summary(out, sweep, rows):
+    """OUT/summary.csv: one row per finished point (both backends); prints the table."""
     grid_keys = sorted(sweep["grid"])
     with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -155,8 +206,6 @@ def main():
                        + [p["grid"][k] for k in grid_keys]
                        + [s.get(k, "") for k in SUMMARY_FIELDS] + [drops])
     print_table(os.path.join(out, "summary.csv"), grid_keys)
-    if failures:
-        sys.exit(f"{len(failures)} point(s) failed")
 
 
 def print_table(path, grid_keys):
