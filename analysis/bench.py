@@ -71,7 +71,7 @@ def run(index, name, experiment, scheduler):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", type=int, action="append", help="scenario number (1-4), repeatable")
-    ap.add_argument("--scheduler", default="ns3::PriorityQueueScheduler",
+    ap.add_argument("--scheduler", default="ns3::TimingWheelScheduler",
                     help="ns-3 scheduler TypeId for every scenario (default: the runner's)")
     args = ap.parse_args()
     for i, (name, exp) in enumerate(SCENARIOS, 1):

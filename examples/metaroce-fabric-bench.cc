@@ -30,7 +30,7 @@ main(int argc, char* argv[])
     double load = 1.0;
     uint32_t spray = 8;
     uint32_t payload = 4096;
-    std::string scheduler = "ns3::MapScheduler";
+    std::string scheduler = "ns3::TimingWheelScheduler";
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("topology", "Fabric JSON file", topology);

@@ -68,7 +68,7 @@ struct ExperimentSpec
     bool stopWhenDone = false; //!< stop as soon as the workload finishes (else at duration)
     uint32_t seed = 1;
     Time sampleInterval;
-    std::string scheduler = "ns3::PriorityQueueScheduler"; //!< fastest measured (docs/performance.md)
+    std::string scheduler = "ns3::TimingWheelScheduler"; //!< fastest measured (docs/performance.md)
 };
 
 /**

@@ -3,6 +3,7 @@
 #include "fabric-channel.h"
 #include "pfc-pause-header.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
@@ -29,7 +30,7 @@ FabricPort::GetTypeId()
             .AddAttribute("DataRate",
                           "Line rate of the port's transmitter",
                           DataRateValue(DataRate("100Gbps")),
-                          MakeDataRateAccessor(&FabricPort::m_rate),
+                          MakeDataRateAccessor(&FabricPort::SetDataRate, &FabricPort::GetDataRate),
                           MakeDataRateChecker())
             .AddAttribute("InterframeBytes",
                           "Per-frame line overhead outside the frame: preamble+SFD (8) and "
@@ -204,21 +205,23 @@ FabricPort::TransmissionPs(uint32_t packetBytes) const
     return LinePs(WireBytes(packetBytes, m_interframeBytes));
 }
 
+void
+FabricPort::SetDataRate(DataRate rate)
+{
+    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "FabricPort: DataRate must be positive");
+    m_rate = rate;
+    m_bps = rate.GetBitRate();
+    m_psPerByte = (kBitPs % m_bps == 0) ? kBitPs / m_bps : 0;
+}
+
 uint64_t
 FabricPort::LinePs(uint64_t wire) const
 {
-    const uint64_t bps = m_rate.GetBitRate();
-    constexpr uint64_t kBitPs = 8'000'000'000'000ULL; // picoseconds in 8 s: ps per byte at 1 b/s
-    if (bps != m_cachedBps)
-    {
-        m_cachedBps = bps;
-        m_psPerByte = (kBitPs % bps == 0) ? kBitPs / bps : 0;
-    }
     if (m_psPerByte)
     {
         return wire * m_psPerByte; // every common rate: exact
     }
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(wire) * kBitPs) / bps);
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(wire) * kBitPs) / m_bps);
 }
 
 double
@@ -304,6 +307,7 @@ FabricPort::EnqueueAt(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress
     }
     m_queues[cls].push_back(
         Queued{std::move(frame), bytes, static_cast<uint16_t>(ingress), priority, charge, nowPs});
+    m_queuedPs[cls] += LinePs(WireBytes(bytes, m_interframeBytes));
     SetQueueBytes(m_queueBytes + bytes);
     if (m_queueBytes > m_stats.peakQueueBytes)
     {
@@ -323,18 +327,14 @@ FabricPort::GetIdlePs()
     const int64_t nowPs = Simulator::Now().GetPicoSeconds();
     CatchUp(nowPs);
     int64_t idle = std::max(nowPs, m_txFreePs);
-    auto drain = [this, &idle](const std::deque<Queued>& queue) {
-        for (const auto& q : queue)
-        {
-            idle += int64_t(LinePs(WireBytes(q.bytes, m_interframeBytes)));
-        }
-    };
+    // Each class's queued frames take the sum of their serialisation times.
+    auto drain = [this, &idle](uint32_t cls) { idle += int64_t(m_queuedPs[cls]); };
     // Classes that may send go first; a paused class waits for its expiry.
     for (uint32_t cls = 0; cls < kTrafficClasses; ++cls)
     {
         if (m_classPausedUntilPs[cls] <= nowPs)
         {
-            drain(m_queues[cls]);
+            drain(cls);
         }
     }
     for (uint32_t cls = 0; cls < kTrafficClasses; ++cls)
@@ -342,7 +342,7 @@ FabricPort::GetIdlePs()
         if (m_classPausedUntilPs[cls] > nowPs)
         {
             idle = std::max(idle, m_classPausedUntilPs[cls]);
-            drain(m_queues[cls]);
+            drain(cls);
         }
     }
     return idle;
@@ -421,7 +421,9 @@ FabricPort::Commit(uint32_t cls, int64_t startPs, int64_t nowPs)
     }
     SetQueueBytes(m_queueBytes - q.bytes);
     const uint32_t wire = WireBytes(q.bytes, m_interframeBytes);
-    m_txFreePs = startPs + int64_t(LinePs(wire));
+    const uint64_t linePs = LinePs(wire);
+    m_queuedPs[cls] -= linePs;
+    m_txFreePs = startPs + int64_t(linePs);
     ++m_stats.txPackets;
     m_stats.txBytes += q.bytes;
     m_stats.txWireBytes += wire;
@@ -542,6 +544,7 @@ FabricPort::Flush(DropReason reason)
             RecordDrop(q.frame, reason);
         }
     }
+    m_queuedPs.fill(0);
 }
 
 // ---- Priority Flow Control ------------------------------------------------
@@ -761,8 +764,9 @@ FabricPort::GetLosslessBytesFrom(uint32_t ingress)
     uint32_t bytes = 0;
     for (const auto& queue : m_queues)
     {
-        for (const auto& q : queue)
+        for (size_t i = 0; i < queue.size(); ++i)
         {
+            const Queued& q = queue[i];
             if (q.charge == kChargeLossless && q.ingress == ingress)
             {
                 bytes += q.bytes;

@@ -45,6 +45,7 @@
 #include "drop-reason.h"
 #include "fabric-channel.h"
 #include "fabric-frame.h"
+#include "ring-buffer.h"
 #include "shared-buffer.h"
 
 #include "ns3/data-rate.h"
@@ -57,7 +58,6 @@
 #include "ns3/traced-value.h"
 
 #include <array>
-#include <deque>
 
 namespace ns3
 {
@@ -204,6 +204,8 @@ class FabricPort : public NetDevice
     uint64_t TransmissionPs(uint32_t packetBytes) const;
 
     DataRate GetDataRate() const { return m_rate; }
+    /** Sets the line rate (the DataRate attribute). */
+    void SetDataRate(DataRate rate);
     /** Frame bytes queued now (after starting what is due). */
     uint32_t GetQueueBytes();
     uint32_t GetQueuePackets();
@@ -346,13 +348,15 @@ class FabricPort : public NetDevice
     Ptr<UniformRandomVariable> m_ecnRng;
 
     // Egress state
-    std::array<std::deque<Queued>, kTrafficClasses> m_queues;
+    std::array<RingBuffer<Queued>, kTrafficClasses> m_queues;
+    std::array<uint64_t, kTrafficClasses> m_queuedPs{}; //!< serialisation time of each class's queue
     uint32_t m_queueBytes = 0;
     int64_t m_txFreePs = 0;    //!< end of the last frame put on the wire (exact, ps)
     EventId m_wake;            //!< EventPerDequeue only
     uint32_t m_rrNext = 0;     //!< next class to serve in round robin
-    mutable uint64_t m_cachedBps = 0;      //!< rate m_psPerByte was computed for
-    mutable uint64_t m_psPerByte = 0;      //!< exact ps per byte, 0 if not an integer
+    static constexpr uint64_t kBitPs = 8'000'000'000'000ULL; //!< ps in 8 s: ps per byte at 1 b/s
+    uint64_t m_bps = 1;                    //!< m_rate in bit/s
+    uint64_t m_psPerByte = 0;              //!< exact ps per byte, 0 if not an integer
     bool m_trackDepartures = false;        //!< SetTrackDepartures
 
     // PFC: pauses received (this transmitter obeys them)
