@@ -1,4 +1,5 @@
 #include "metaroce-ack-header.h"
+#include "wire-bytes.h"
 
 #include "metaroce-data-header.h"
 
@@ -32,21 +33,24 @@ MetaRoceAckHeader::GetSerializedSize() const
 void
 MetaRoceAckHeader::Serialize(Buffer::Iterator i) const
 {
-    i.WriteU8(kOpcode);
-    i.WriteU8(flags);
-    i.WriteHtonU16(pathId);
-    i.WriteU8(pathEpoch);
-    i.WriteU8(MetaRoceDataHeader::kVersion);
-    i.WriteHtonU16(0);
-    i.WriteHtonU32(connection);
-    i.WriteHtonU32(cumulativeSeq);
-    i.WriteHtonU32(triggerSeq);
-    i.WriteHtonU32(rateHintMbps);
-    i.WriteHtonU64(timestampEchoPs);
-    for (uint32_t w = 0; w < 4; ++w)
+    uint8_t b[kBytes];
+    WireWriter w(b);
+    w.U8(kOpcode);
+    w.U8(flags);
+    w.U16(pathId);
+    w.U8(pathEpoch);
+    w.U8(MetaRoceDataHeader::kVersion);
+    w.U16(0);
+    w.U32(connection);
+    w.U32(cumulativeSeq);
+    w.U32(triggerSeq);
+    w.U32(rateHintMbps);
+    w.U64(timestampEchoPs);
+    for (uint32_t k = 0; k < 4; ++k)
     {
-        i.WriteHtonU64(sack.Word(w));
+        w.U64(sack.Word(k));
     }
+    i.Write(b, kBytes);
 }
 
 uint32_t
@@ -56,24 +60,27 @@ MetaRoceAckHeader::Deserialize(Buffer::Iterator i)
     {
         return 0;
     }
-    const uint8_t opcode = i.ReadU8();
-    flags = i.ReadU8();
-    pathId = i.ReadNtohU16();
-    pathEpoch = i.ReadU8();
-    const uint8_t version = i.ReadU8();
+    uint8_t b[kBytes];
+    i.Read(b, kBytes);
+    WireReader r(b);
+    const uint8_t opcode = r.U8();
+    flags = r.U8();
+    pathId = r.U16();
+    pathEpoch = r.U8();
+    const uint8_t version = r.U8();
     if (opcode != kOpcode || version != MetaRoceDataHeader::kVersion)
     {
         return 0;
     }
-    i.ReadNtohU16();
-    connection = i.ReadNtohU32();
-    cumulativeSeq = i.ReadNtohU32();
-    triggerSeq = i.ReadNtohU32();
-    rateHintMbps = i.ReadNtohU32();
-    timestampEchoPs = i.ReadNtohU64();
-    for (uint32_t w = 0; w < 4; ++w)
+    r.U16();
+    connection = r.U32();
+    cumulativeSeq = r.U32();
+    triggerSeq = r.U32();
+    rateHintMbps = r.U32();
+    timestampEchoPs = r.U64();
+    for (uint32_t k = 0; k < 4; ++k)
     {
-        sack.SetWord(w, i.ReadNtohU64());
+        sack.SetWord(k, r.U64());
     }
     return kBytes;
 }

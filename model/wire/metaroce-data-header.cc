@@ -1,4 +1,5 @@
 #include "metaroce-data-header.h"
+#include "wire-bytes.h"
 
 namespace ns3
 {
@@ -30,20 +31,23 @@ MetaRoceDataHeader::GetSerializedSize() const
 void
 MetaRoceDataHeader::Serialize(Buffer::Iterator i) const
 {
-    i.WriteU8(opcode);
-    i.WriteU8(flags);
-    i.WriteHtonU16(pathId);
-    i.WriteU8(pathEpoch);
-    i.WriteU8(kVersion);
-    i.WriteHtonU16(stream);
-    i.WriteHtonU32(connection);
-    i.WriteHtonU32(pathSeq);
-    i.WriteHtonU32(messageSeq);
-    i.WriteHtonU32(messageLength);
-    i.WriteHtonU32(offset);
-    i.WriteHtonU64(remoteAddress);
-    i.WriteHtonU32(keyOrMatch);
-    i.WriteHtonU64(timestampPs);
+    uint8_t b[kBytes];
+    WireWriter w(b);
+    w.U8(opcode);
+    w.U8(flags);
+    w.U16(pathId);
+    w.U8(pathEpoch);
+    w.U8(kVersion);
+    w.U16(stream);
+    w.U32(connection);
+    w.U32(pathSeq);
+    w.U32(messageSeq);
+    w.U32(messageLength);
+    w.U32(offset);
+    w.U64(remoteAddress);
+    w.U32(keyOrMatch);
+    w.U64(timestampPs);
+    i.Write(b, kBytes);
 }
 
 uint32_t
@@ -53,24 +57,27 @@ MetaRoceDataHeader::Deserialize(Buffer::Iterator i)
     {
         return 0;
     }
-    opcode = i.ReadU8();
-    flags = i.ReadU8();
-    pathId = i.ReadNtohU16();
-    pathEpoch = i.ReadU8();
-    const uint8_t version = i.ReadU8();
+    uint8_t b[kBytes];
+    i.Read(b, kBytes);
+    WireReader r(b);
+    opcode = r.U8();
+    flags = r.U8();
+    pathId = r.U16();
+    pathEpoch = r.U8();
+    const uint8_t version = r.U8();
     if ((opcode != WRITE && opcode != SEND) || version != kVersion)
     {
         return 0;
     }
-    stream = i.ReadNtohU16();
-    connection = i.ReadNtohU32();
-    pathSeq = i.ReadNtohU32();
-    messageSeq = i.ReadNtohU32();
-    messageLength = i.ReadNtohU32();
-    offset = i.ReadNtohU32();
-    remoteAddress = i.ReadNtohU64();
-    keyOrMatch = i.ReadNtohU32();
-    timestampPs = i.ReadNtohU64();
+    stream = r.U16();
+    connection = r.U32();
+    pathSeq = r.U32();
+    messageSeq = r.U32();
+    messageLength = r.U32();
+    offset = r.U32();
+    remoteAddress = r.U64();
+    keyOrMatch = r.U32();
+    timestampPs = r.U64();
     return kBytes;
 }
 
