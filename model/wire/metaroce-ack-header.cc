@@ -62,7 +62,17 @@ MetaRoceAckHeader::Deserialize(Buffer::Iterator i)
     }
     uint8_t b[kBytes];
     i.Read(b, kBytes);
-    WireReader r(b);
+    return Parse(b, kBytes);
+}
+
+uint32_t
+MetaRoceAckHeader::Parse(const uint8_t* bytes, uint32_t size)
+{
+    if (size < kBytes)
+    {
+        return 0;
+    }
+    WireReader r(bytes);
     const uint8_t opcode = r.U8();
     flags = r.U8();
     pathId = r.U16();

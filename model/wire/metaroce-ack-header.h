@@ -46,6 +46,12 @@ class MetaRoceAckHeader : public Header
     void Serialize(Buffer::Iterator start) const override;
     /** \return kBytes, or 0 if the buffer is short or the opcode/version is unknown. */
     uint32_t Deserialize(Buffer::Iterator start) override;
+    /**
+     * Reads the header from \p size bytes at \p bytes (what Deserialize
+     * does, without a Buffer: receivers copy a frame's headers out once).
+     * \return kBytes, or 0 if short or the opcode/version is unknown.
+     */
+    uint32_t Parse(const uint8_t* bytes, uint32_t size);
     void Print(std::ostream& os) const override;
 
     uint8_t flags = 0;

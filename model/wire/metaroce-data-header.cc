@@ -59,7 +59,17 @@ MetaRoceDataHeader::Deserialize(Buffer::Iterator i)
     }
     uint8_t b[kBytes];
     i.Read(b, kBytes);
-    WireReader r(b);
+    return Parse(b, kBytes);
+}
+
+uint32_t
+MetaRoceDataHeader::Parse(const uint8_t* bytes, uint32_t size)
+{
+    if (size < kBytes)
+    {
+        return 0;
+    }
+    WireReader r(bytes);
     opcode = r.U8();
     flags = r.U8();
     pathId = r.U16();

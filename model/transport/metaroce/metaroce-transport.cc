@@ -8,6 +8,8 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -164,17 +166,23 @@ void
 MetaRoceTransport::Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t plane)
 {
     const bool ce = info.ecn == Ecn::Ce;
-    StripFrame(frame);
-    uint8_t opcode = 0;
-    if (frame->CopyData(&opcode, 1) != 1)
+    // One copy of every header byte (frame + the larger transport header),
+    // parsed in place: cheaper than a RemoveHeader per header.
+    constexpr uint32_t kMaxHeaders =
+        kFrameHeaderBytes + std::max(MetaRoceAckHeader::kBytes, MetaRoceDataHeader::kBytes);
+    uint8_t bytes[kMaxHeaders];
+    const uint32_t n = frame->CopyData(bytes, kMaxHeaders);
+    if (n <= kFrameHeaderBytes)
     {
         ++m_malformed;
         return;
     }
-    if (opcode == MetaRoceAckHeader::kOpcode)
+    const uint8_t* transportBytes = bytes + kFrameHeaderBytes;
+    const uint32_t transportSize = n - kFrameHeaderBytes;
+    if (transportBytes[0] == MetaRoceAckHeader::kOpcode)
     {
         MetaRoceAckHeader h;
-        if (frame->RemoveHeader(h) == 0 || h.connection >= m_connections.size())
+        if (h.Parse(transportBytes, transportSize) == 0 || h.connection >= m_connections.size())
         {
             ++m_malformed;
             return;
@@ -197,11 +205,12 @@ MetaRoceTransport::Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t pl
         return;
     }
     MetaRoceDataHeader h;
-    if (frame->RemoveHeader(h) == 0 || h.connection >= m_connections.size())
+    if (h.Parse(transportBytes, transportSize) == 0 || h.connection >= m_connections.size())
     {
         ++m_malformed;
         return;
     }
+    frame->RemoveAtStart(kFrameHeaderBytes + MetaRoceDataHeader::kBytes); // the payload remains
     MetaRoceFault f = m_dataFault.IsNull() ? MetaRoceFault{} : m_dataFault(h, plane);
     switch (f.kind)
     {
