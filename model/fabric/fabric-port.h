@@ -177,6 +177,8 @@ class FabricPort : public NetDevice
     bool IsPaused(uint8_t priority) const;
     /** Whether a class is paused now (NIC schedulers check it before handing data over). */
     bool IsClassPaused(uint32_t cls) const;
+    /** IsClassPaused when the caller knows the current time \p nowPs. */
+    bool IsClassPausedAt(uint32_t cls, int64_t nowPs) const { return m_classPausedUntilPs[cls] > nowPs; }
     /** Total time this transmitter's lossless priorities have been paused, up to now. */
     Time GetPausedTime() const;
     /**
@@ -204,6 +206,8 @@ class FabricPort : public NetDevice
     uint64_t TransmissionPs(uint32_t packetBytes) const;
 
     DataRate GetDataRate() const { return m_rate; }
+    /** The line rate in bit/s (GetDataRate().GetBitRate() without the library call). */
+    uint64_t GetBitRate() const { return m_bps; }
     /** Sets the line rate (the DataRate attribute). */
     void SetDataRate(DataRate rate);
     /** Frame bytes queued now (after starting what is due). */

@@ -94,8 +94,9 @@ NicScheduler::Wake(uint32_t plane)
         return; // the ring waits for the link (LinkChanged)
     }
     Ptr<FabricPort> port = m_nic->GetPort(plane);
-    if (port->IsClassPaused(FabricPort::kDataClass) &&
-        port->GetIdlePs() / 1000 > Simulator::Now().GetNanoSeconds())
+    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+    if (port->IsClassPausedAt(FabricPort::kDataClass, nowPs) &&
+        port->GetIdlePs() / 1000 > nowPs / 1000)
     {
         // Paused (a refresh arrived since the wake was armed): wait for the
         // expiry or the resume instead of queueing behind the pause.
@@ -112,7 +113,7 @@ NicScheduler::Wake(uint32_t plane)
         p.inRing[index] = 0; // before the pull: the client may re-activate itself
         FrameAddress addr;
         int64_t wait = 0;
-        Ptr<Packet> packet = m_clients[index]->PullPacket(plane, addr, wait);
+        Ptr<Packet> packet = m_clients[index]->PullPacket(plane, nowPs, addr, wait);
         if (!packet)
         {
             if (wait > 0 && !p.inRing[index])
@@ -136,7 +137,7 @@ NicScheduler::Wake(uint32_t plane)
     if (!sent && notBefore != INT64_MAX && !p.ring.empty())
     {
         // Nobody could send now: wake when the first waiting client may.
-        const int64_t nowNs = Simulator::Now().GetNanoSeconds();
+        const int64_t nowNs = nowPs / 1000;
         const int64_t atNs = std::max(nowNs + 1, (notBefore + 999) / 1000);
         p.wake = Simulator::Schedule(NanoSeconds(atNs - nowNs), &NicScheduler::Wake, this, plane);
         p.wakePending = true;

@@ -44,8 +44,12 @@ class NicTxClient
      * packet but may not send it yet (pacing, a receiver-not-ready wait) sets
      * \p notBeforePs to the time it may: it stays in the ring and the
      * scheduler wakes the plane then, so pacing costs no event of its own.
+     * \p nowPs is the current simulation time.
      */
-    virtual Ptr<Packet> PullPacket(uint32_t plane, FrameAddress& addr, int64_t& notBeforePs) = 0;
+    virtual Ptr<Packet> PullPacket(uint32_t plane,
+                                   int64_t nowPs,
+                                   FrameAddress& addr,
+                                   int64_t& notBeforePs) = 0;
 };
 
 class NicScheduler : public Object

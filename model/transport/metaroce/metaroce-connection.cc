@@ -360,10 +360,12 @@ MetaRoceConnection::ChoosePath(uint32_t plane, bool forRetransmit)
 }
 
 Ptr<Packet>
-MetaRoceConnection::PullPacket(uint32_t plane, FrameAddress& addr, int64_t& notBeforePs)
+MetaRoceConnection::PullPacket(uint32_t plane,
+                               int64_t now,
+                               FrameAddress& addr,
+                               int64_t& notBeforePs)
 {
     PlaneState& ps = m_planes[plane];
-    const int64_t now = Simulator::Now().GetPicoSeconds();
     if (now < ps.nextSendPs)
     {
         notBeforePs = ps.nextSendPs; // the scheduler wakes the plane then
@@ -435,7 +437,7 @@ MetaRoceConnection::PullPacket(uint32_t plane, FrameAddress& addr, int64_t& notB
         packet = BuildPacket(p, pi, seq, ref, 0, addr);
     }
     ArmRto(pi);
-    const uint64_t line = m_transport->GetNic()->GetPort(plane)->GetDataRate().GetBitRate();
+    const uint64_t line = m_transport->GetNic()->GetPort(plane)->GetBitRate();
     if (ps.rateBps < line)
     {
         const uint64_t wire = WireBytes(packet->GetSize() + kFrameHeaderBytes);

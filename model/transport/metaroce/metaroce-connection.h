@@ -121,7 +121,10 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     }
 
     // NicTxClient
-    Ptr<Packet> PullPacket(uint32_t plane, FrameAddress& addr, int64_t& notBeforePs) override;
+    Ptr<Packet> PullPacket(uint32_t plane,
+                           int64_t nowPs,
+                           FrameAddress& addr,
+                           int64_t& notBeforePs) override;
 
     /** From the transport: a data packet for this endpoint (header removed). */
     void ReceiveData(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool ce, uint32_t plane,

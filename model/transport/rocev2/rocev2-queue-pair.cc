@@ -131,9 +131,11 @@ constexpr uint8_t kRetransmitted = 2;
 } // namespace
 
 Ptr<Packet>
-RoceV2QueuePair::PullPacket(uint32_t plane, FrameAddress& addr, int64_t& notBeforePs)
+RoceV2QueuePair::PullPacket(uint32_t plane,
+                            int64_t now,
+                            FrameAddress& addr,
+                            int64_t& notBeforePs)
 {
-    const int64_t now = Simulator::Now().GetPicoSeconds();
     const bool sr = m_config.selectiveRepeat;
     // Selective repeat: a lost packet first (its PSN still unacknowledged).
     int64_t retx = -1;

@@ -132,7 +132,10 @@ class RoceV2QueuePair : public NicTxClient
     void PostRecv(const RdmaRecvRequest& rr);
 
     // NicTxClient
-    Ptr<Packet> PullPacket(uint32_t plane, FrameAddress& addr, int64_t& notBeforePs) override;
+    Ptr<Packet> PullPacket(uint32_t plane,
+                           int64_t nowPs,
+                           FrameAddress& addr,
+                           int64_t& notBeforePs) override;
 
     /** From the transport: packets for this QP (BTH removed; payload, pad and ICRC left). */
     void ReceiveData(const RoceBthHeader& bth, Ptr<Packet> packet, bool ce);
