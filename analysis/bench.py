@@ -11,6 +11,11 @@
    (experiments/bench/all-to-all-rocev2.json);
 4. one loss-sweep point, MetaRoCE at 1 % loss (experiments/bench/loss-point-metaroce.json).
 
+Scenario 0, printed first, is the yardstick: bare ns-3 events per second
+(build/examples/metaroce-event-bench, 10,000 events pending) with ns-3's
+default MapScheduler and with the scheduler the scenarios use. Divide a
+scenario's events_per_s by it to compare machines or noisy runs.
+
 Each line has scenario, sim_seconds, wall_seconds, events, packet_hops,
 packet_hops_per_s, events_per_hop, peak_rss_mb, connections and, for the
 transports, bytes_per_connection. Figures of merit, never pass/fail: the
@@ -68,12 +73,25 @@ def run(index, name, experiment, scheduler):
     }
 
 
+def calibrate(scheduler):
+    r = {"scenario": "bare-events"}
+    for sched in dict.fromkeys(["ns3::MapScheduler", scheduler]):
+        cmd = [os.path.join(BUILD, "metaroce-event-bench"), f"--scheduler={sched}"]
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        b = json.loads(out.strip().splitlines()[-1])
+        r[f"events_per_s[{sched}]"] = round(b["events_per_s"])
+    return r
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", type=int, action="append", help="scenario number (1-4), repeatable")
+    ap.add_argument("--only", type=int, action="append",
+                    help="scenario number (0-4, 0: bare events), repeatable")
     ap.add_argument("--scheduler", default="ns3::TimingWheelScheduler",
                     help="ns-3 scheduler TypeId for every scenario (default: the runner's)")
     args = ap.parse_args()
+    if not args.only or 0 in args.only:
+        print(json.dumps(calibrate(args.scheduler)), flush=True)
     for i, (name, exp) in enumerate(SCENARIOS, 1):
         if args.only and i not in args.only:
             continue
