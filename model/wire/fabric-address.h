@@ -24,6 +24,21 @@ class FabricAddress
 
     static Ipv4Address HostIp(uint32_t plane, uint32_t host);
     static Mac48Address HostMac(uint32_t plane, uint32_t host);
+    /** HostIp as a host-order integer (10.plane.host), for the per-packet path. */
+    static uint32_t HostIpU32(uint32_t plane, uint32_t host)
+    {
+        return (10u << 24) | (plane << 16) | host;
+    }
+    /** Writes HostMac's six bytes to \p out (per-packet path: no Mac48Address). */
+    static void WriteHostMac(uint8_t* out, uint32_t plane, uint32_t host)
+    {
+        out[0] = 0x02; // locally administered, unicast
+        out[1] = 0x00;
+        out[2] = 0x00;
+        out[3] = static_cast<uint8_t>(plane);
+        out[4] = static_cast<uint8_t>(host >> 8);
+        out[5] = static_cast<uint8_t>(host & 0xff);
+    }
 
     /** Host index encoded in a fabric IPv4 address (host byte order). */
     static uint32_t HostOf(uint32_t ip) { return ip & 0xffff; }

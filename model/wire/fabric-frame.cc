@@ -10,10 +10,12 @@ FrameInfo
 BuildFrame(Ptr<Packet> payload, const FrameAddress& addr)
 {
     FabricFrameHeader h;
-    const uint32_t src = FabricAddress::HostIp(addr.plane, addr.srcHost).Get();
-    const uint32_t dst = FabricAddress::HostIp(addr.plane, addr.dstHost).Get();
-    FabricAddress::HostMac(addr.plane, addr.srcHost).CopyTo(h.srcMac);
-    FabricAddress::HostMac(addr.plane, addr.dstHost).CopyTo(h.dstMac);
+    NS_ASSERT(addr.plane < FabricAddress::kMaxPlanes && addr.srcHost < FabricAddress::kMaxHosts &&
+              addr.dstHost < FabricAddress::kMaxHosts);
+    const uint32_t src = FabricAddress::HostIpU32(addr.plane, addr.srcHost);
+    const uint32_t dst = FabricAddress::HostIpU32(addr.plane, addr.dstHost);
+    FabricAddress::WriteHostMac(h.srcMac, addr.plane, addr.srcHost);
+    FabricAddress::WriteHostMac(h.dstMac, addr.plane, addr.dstHost);
     h.srcIp = src;
     h.dstIp = dst;
     h.srcPort = addr.srcPort;
