@@ -187,7 +187,8 @@ MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_
     m_receiver.Configure(
         transport->GetMemory(),
         [this](const RdmaCompletion& c) { Complete(c); },
-        m_maxMessagesAhead);
+        m_maxMessagesAhead,
+        nPaths); // the peer is set up alike
 }
 
 // ---------------------------------------------------------------------------
