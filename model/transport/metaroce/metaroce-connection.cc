@@ -51,18 +51,21 @@ MetaRoceConnection::GetTypeId()
                           "Lower bound of a path's retransmission timeout (model assumption: "
                           "50 us, five base RTTs of the 64-host fabric)",
                           TimeValue(MicroSeconds(50)),
-                          MakeTimeAccessor(&MetaRoceConnection::m_minRto),
+                          MakeTimeAccessor(&MetaRoceConnection::SetMinRto,
+                                           &MetaRoceConnection::GetMinRto),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("MaxRto",
                           "Upper bound of a path's timeout, backoff included (also the "
                           "longest spacing of probes on a failed path)",
                           TimeValue(MilliSeconds(1)),
-                          MakeTimeAccessor(&MetaRoceConnection::m_maxRto),
+                          MakeTimeAccessor(&MetaRoceConnection::SetMaxRto,
+                                           &MetaRoceConnection::GetMaxRto),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("InitialRto",
                           "Timeout of a path before its first RTT sample",
                           TimeValue(MicroSeconds(100)),
-                          MakeTimeAccessor(&MetaRoceConnection::m_initialRto),
+                          MakeTimeAccessor(&MetaRoceConnection::SetInitialRto,
+                                           &MetaRoceConnection::GetInitialRto),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("FailureThreshold",
                           "Consecutive timeouts that declare a path failed and repath it",
@@ -72,13 +75,15 @@ MetaRoceConnection::GetTypeId()
             .AddAttribute("RnrDelay",
                           "Wait before resending a Send packet that found no posted receive",
                           TimeValue(MicroSeconds(10)),
-                          MakeTimeAccessor(&MetaRoceConnection::m_rnrDelay),
+                          MakeTimeAccessor(&MetaRoceConnection::SetRnrDelay,
+                                           &MetaRoceConnection::GetRnrDelay),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("WatchdogTimeout",
                           "Outstanding work with no packet acknowledged for this long is "
                           "reported (Stalled trace)",
                           TimeValue(MilliSeconds(5)),
-                          MakeTimeAccessor(&MetaRoceConnection::m_watchdogTimeout),
+                          MakeTimeAccessor(&MetaRoceConnection::SetWatchdogTimeout,
+                                           &MetaRoceConnection::GetWatchdogTimeout),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("EcnCapable",
                           "Send data packets ECT(0), so switches mark instead of only dropping",
@@ -685,10 +690,12 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
             --f.inFlight;
             --m_inFlight;
             ++m_stats.rnrRetries;
-            m_rnrWait.push_back(RnrEntry{now + m_rnrDelay.GetPicoSeconds(), pi, p.epoch, h.triggerSeq});
+            m_rnrWait.push_back(RnrEntry{now + m_rnrDelayPs, pi, p.epoch, h.triggerSeq});
             if (!m_rnrEvent.IsRunning())
             {
-                m_rnrEvent = Simulator::Schedule(m_rnrDelay, &MetaRoceConnection::RnrTimer, this);
+                m_rnrEvent = Simulator::Schedule(PicoSeconds(m_rnrDelayPs),
+                                                 &MetaRoceConnection::RnrTimer,
+                                                 this);
             }
         }
     }
@@ -916,9 +923,9 @@ MetaRoceConnection::UpdateRtt(Path& p, int64_t samplePs)
 int64_t
 MetaRoceConnection::RtoPs(const Path& p) const
 {
-    const int64_t minPs = m_minRto.GetPicoSeconds();
-    const int64_t maxPs = m_maxRto.GetPicoSeconds();
-    int64_t rto = p.srttPs > 0 ? p.srttPs + 4 * p.rttvarPs : m_initialRto.GetPicoSeconds();
+    const int64_t minPs = m_minRtoPs;
+    const int64_t maxPs = m_maxRtoPs;
+    int64_t rto = p.srttPs > 0 ? p.srttPs + 4 * p.rttvarPs : m_initialRtoPs;
     rto = std::clamp(rto, minPs, maxPs);
     const uint32_t backoff = p.flight ? p.flight->backoff : 1;
     return std::min(rto * int64_t(backoff), maxPs);
@@ -1110,7 +1117,9 @@ MetaRoceConnection::ArmWatchdog()
 {
     if (!m_watchdog.IsRunning())
     {
-        m_watchdog = Simulator::Schedule(m_watchdogTimeout, &MetaRoceConnection::Watchdog, this);
+        m_watchdog = Simulator::Schedule(PicoSeconds(m_watchdogTimeoutPs),
+                                         &MetaRoceConnection::Watchdog,
+                                         this);
     }
 }
 
@@ -1122,7 +1131,7 @@ MetaRoceConnection::Watchdog()
         return;
     }
     const int64_t now = Simulator::Now().GetPicoSeconds();
-    const int64_t due = m_lastProgressPs + m_watchdogTimeout.GetPicoSeconds();
+    const int64_t due = m_lastProgressPs + m_watchdogTimeoutPs;
     if (now >= due)
     {
         ++m_stats.stalls;
@@ -1160,7 +1169,9 @@ MetaRoceConnection::Watchdog()
                                   << PicoSeconds(m_lastProgressPs).As(Time::US) << " (path "
                                   << stuckPath << ")");
         m_stalledTrace(m_id, oldest, stuckPath, PicoSeconds(m_lastProgressPs));
-        m_watchdog = Simulator::Schedule(m_watchdogTimeout, &MetaRoceConnection::Watchdog, this);
+        m_watchdog = Simulator::Schedule(PicoSeconds(m_watchdogTimeoutPs),
+                                         &MetaRoceConnection::Watchdog,
+                                         this);
         return;
     }
     m_watchdog = Simulator::Schedule(PicoSeconds(due - now), &MetaRoceConnection::Watchdog, this);

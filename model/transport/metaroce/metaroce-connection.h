@@ -307,15 +307,29 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     void Watchdog();
     void SendAck(MetaRoceAckHeader& ack, uint32_t plane, uint16_t srcPort);
 
+    // Time attributes, kept in picoseconds: ns-3 records every Time object
+    // that exists before Simulator::Run in a set (a 48-byte node each), so
+    // Time members cost 240 bytes per endpoint at set-up.
+    void SetMinRto(Time t) { m_minRtoPs = t.GetPicoSeconds(); }
+    Time GetMinRto() const { return PicoSeconds(m_minRtoPs); }
+    void SetMaxRto(Time t) { m_maxRtoPs = t.GetPicoSeconds(); }
+    Time GetMaxRto() const { return PicoSeconds(m_maxRtoPs); }
+    void SetInitialRto(Time t) { m_initialRtoPs = t.GetPicoSeconds(); }
+    Time GetInitialRto() const { return PicoSeconds(m_initialRtoPs); }
+    void SetRnrDelay(Time t) { m_rnrDelayPs = t.GetPicoSeconds(); }
+    Time GetRnrDelay() const { return PicoSeconds(m_rnrDelayPs); }
+    void SetWatchdogTimeout(Time t) { m_watchdogTimeoutPs = t.GetPicoSeconds(); }
+    Time GetWatchdogTimeout() const { return PicoSeconds(m_watchdogTimeoutPs); }
+
     // Configuration (attributes)
     uint32_t m_pathsPerPlane;
     uint32_t m_payloadSize;
-    Time m_minRto;
-    Time m_maxRto;
-    Time m_initialRto;
+    int64_t m_minRtoPs;
+    int64_t m_maxRtoPs;
+    int64_t m_initialRtoPs;
     uint32_t m_failureThreshold;
-    Time m_rnrDelay;
-    Time m_watchdogTimeout;
+    int64_t m_rnrDelayPs;
+    int64_t m_watchdogTimeoutPs;
     bool m_ecnCapable;
     bool m_payloadIntegrity;
     uint32_t m_maxMessagesAhead;
