@@ -113,12 +113,34 @@ ExperimentRunner::Build()
     m_transports = rdma.Install(m_fabric);
     m_pool = CreateObject<RdmaConnectionPool>();
     m_pool->SetTransports(m_transports);
+    // Transport state per connection (issue 6): the heap the transports'
+    // endpoints took when the workload created them, per directed connection
+    // (one endpoint: the sending half of its direction and the receiving
+    // half of the other). The connection pool's and the workload's own
+    // bookkeeping are not counted. Without a C library that reports its
+    // heap, the resident-set growth over the whole creation stands in.
     const uint64_t rssBefore = RunMetrics::CurrentRssBytes();
-    CreateWorkload(); // creates the connections
+    {
+        struct Accounting // off again even if the workload is rejected
+        {
+            Accounting() { RdmaTransport::SetHeapAccounting(true); }
+            ~Accounting() { RdmaTransport::SetHeapAccounting(false); }
+        } accounting;
+        CreateWorkload(); // creates the connections
+    }
     const uint64_t rssAfter = RunMetrics::CurrentRssBytes();
-    m_bytesPerConnection = m_pool->GetNConnections() > 0 && rssAfter > rssBefore
-                               ? double(rssAfter - rssBefore) / m_pool->GetNConnections()
-                               : 0;
+    int64_t heap = 0;
+    uint64_t directed = 0;
+    for (const auto& t : m_transports)
+    {
+        heap += t->GetEndpointHeapBytes();
+        directed += t->GetAccountedEndpoints();
+    }
+    if (RdmaTransport::HeapInUse() == 0)
+    {
+        heap = rssAfter > rssBefore ? int64_t(rssAfter - rssBefore) : 0;
+    }
+    m_bytesPerConnection = directed > 0 && heap > 0 ? double(heap) / directed : 0;
 
     m_lastPlaneTx.assign(m_fabric->GetNPlanes(), 0);
     m_connectionSeries = m_pool->GetEndpoints().size() <= 512;
@@ -511,6 +533,7 @@ ExperimentRunner::Results() const
         {"events_per_second", Round(m_wallSeconds > 0 ? m_events / m_wallSeconds : 0, 0)},
         {"peak_rss_mb", Round(m_peakRssMb, 1)},
         {"bytes_per_connection", Round(m_bytesPerConnection, 0)},
+        {"bytes_per_bidirectional_connection", Round(2 * m_bytesPerConnection, 0)},
     };
     if (!collectives.empty())
     {

@@ -6,7 +6,7 @@
  * written under temporary names and renamed at the end, so a failed run
  * leaves nothing half-written. Same experiment and seed give byte-identical
  * files apart from the wall-clock fields (wall_seconds, events_per_second,
- * peak_rss_mb).
+ * peak_rss_mb, bytes_per_connection, bytes_per_bidirectional_connection).
  */
 #ifndef METAROCE_EXPERIMENT_RUNNER_H
 #define METAROCE_EXPERIMENT_RUNNER_H
@@ -81,7 +81,7 @@ class ExperimentRunner
     double m_lastProgressWall = 0;
     double m_wallSeconds = 0;
     double m_peakRssMb = 0;
-    double m_bytesPerConnection = 0; //!< RSS growth while creating the connections, per connection
+    double m_bytesPerConnection = 0; //!< heap growth creating the connections, per directed connection
     uint64_t m_events = 0;
     Time m_end;
     Time m_workloadEnd; //!< when the workload finished (zero if it did not)

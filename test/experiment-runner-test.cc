@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -68,7 +69,11 @@ Slurp(const fs::path& p)
 nlohmann::json
 Deterministic(nlohmann::json r)
 {
-    for (const char* k : {"wall_seconds", "events_per_second", "peak_rss_mb", "bytes_per_connection"})
+    for (const char* k : {"wall_seconds",
+                          "events_per_second",
+                          "peak_rss_mb",
+                          "bytes_per_connection",
+                          "bytes_per_bidirectional_connection"})
     {
         r["summary"].erase(k);
     }
@@ -95,11 +100,18 @@ TEST_CASE("runner: a tiny experiment writes every summary field the schema promi
                             "incomplete_messages",
                             "packet_hops",
                             "events",
-                            "wall_seconds"})
+                            "wall_seconds",
+                            "bytes_per_connection",
+                            "bytes_per_bidirectional_connection"})
     {
         CAPTURE(key);
         CHECK(s.contains(key));
     }
+    // Transport state: heap per directed connection (an endpoint), and per
+    // bidirectional connection (two endpoints).
+    const double perDirected = s["bytes_per_connection"].get<double>();
+    CHECK(perDirected > 0);
+    CHECK(std::abs(s["bytes_per_bidirectional_connection"].get<double>() - 2 * perDirected) <= 1);
     // 4 hosts x 2 planes x 100 Gb/s can be offered at most.
     CHECK(s["offered_line_rate_gbps"].get<double>() == 800);
     CHECK(s["normalized_goodput"].get<double>() > 0);

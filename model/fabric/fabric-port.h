@@ -352,7 +352,7 @@ class FabricPort : public NetDevice
     Ptr<UniformRandomVariable> m_ecnRng;
 
     // Egress state
-    std::array<RingBuffer<Queued>, kTrafficClasses> m_queues;
+    std::array<RingBuffer<Queued, true>, kTrafficClasses> m_queues;
     std::array<uint64_t, kTrafficClasses> m_queuedPs{}; //!< serialisation time of each class's queue
     uint32_t m_queueBytes = 0;
     int64_t m_txFreePs = 0;    //!< end of the last frame put on the wire (exact, ps)

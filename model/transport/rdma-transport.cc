@@ -2,10 +2,27 @@
 
 #include "ns3/abort.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaTransport);
+
+bool RdmaTransport::s_heapAccounting = false;
+
+uint64_t
+RdmaTransport::HeapInUse()
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    const struct mallinfo2 mi = mallinfo2();
+    return uint64_t(mi.uordblks) + uint64_t(mi.hblkhd);
+#else
+    return 0;
+#endif
+}
 
 TypeId
 RdmaTransport::GetTypeId()
@@ -43,10 +60,29 @@ RdmaTransport::Connect(Ptr<RdmaTransport> a, Ptr<RdmaTransport> b)
                                                      << b->GetInstanceTypeId().GetName() << ")");
     NS_ABORT_MSG_IF(a->GetNic()->GetNPlanes() != b->GetNic()->GetNPlanes(),
                     "RdmaTransport::Connect: hosts have different plane counts");
+    const bool account = s_heapAccounting;
+    int64_t heap = account ? int64_t(HeapInUse()) : 0;
+    auto charge = [&](RdmaTransport* t) {
+        if (account)
+        {
+            const int64_t now = int64_t(HeapInUse());
+            t->m_endpointHeapBytes += now - heap;
+            heap = now;
+        }
+    };
     Ptr<RdmaConnection> ea = a->CreateEndpoint(b->GetHost());
+    charge(PeekPointer(a));
     Ptr<RdmaConnection> eb = b->CreateEndpoint(a->GetHost());
+    charge(PeekPointer(b));
     a->Bind(ea, eb);
+    charge(PeekPointer(a));
     b->Bind(eb, ea);
+    charge(PeekPointer(b));
+    if (account)
+    {
+        ++a->m_accountedEndpoints;
+        ++b->m_accountedEndpoints;
+    }
     return {ea, eb};
 }
 

@@ -48,6 +48,22 @@ class RdmaTransport : public Object
     static std::pair<Ptr<RdmaConnection>, Ptr<RdmaConnection>> Connect(Ptr<RdmaTransport> a,
                                                                        Ptr<RdmaTransport> b);
 
+    /**
+     * Heap accounting of connection set-up (issue 6: transport state per
+     * connection). While on, Connect adds to each of the two transports the
+     * heap its new endpoint took (glibc mallinfo2: arena plus mmap-ed
+     * chunks), binding included. Off by default: mallinfo2 walks the
+     * allocator's free lists. Does nothing where the C library cannot
+     * report its heap (HeapInUse() returns 0 there).
+     */
+    static void SetHeapAccounting(bool on) { s_heapAccounting = on; }
+    /** Heap bytes in use, or 0 where the C library cannot tell. */
+    static uint64_t HeapInUse();
+    /** Heap the endpoints created here took while accounting was on. */
+    int64_t GetEndpointHeapBytes() const { return m_endpointHeapBytes; }
+    /** Endpoints created here while accounting was on. */
+    uint32_t GetAccountedEndpoints() const { return m_accountedEndpoints; }
+
   protected:
     void DoDispose() override;
     /** A new endpoint towards \p remoteHost, not yet bound. */
@@ -57,6 +73,11 @@ class RdmaTransport : public Object
 
     Ptr<RdmaNic> m_nic;
     Ptr<RdmaMemory> m_memory;
+
+  private:
+    static bool s_heapAccounting;
+    int64_t m_endpointHeapBytes = 0;
+    uint32_t m_accountedEndpoints = 0;
 };
 
 } // namespace ns3

@@ -51,18 +51,21 @@ MetaRoceConnection::GetTypeId()
                           "Lower bound of a path's retransmission timeout (model assumption: "
                           "50 us, five base RTTs of the 64-host fabric)",
                           TimeValue(MicroSeconds(50)),
-                          MakeTimeAccessor(&MetaRoceConnection::m_minRto),
+                          MakeTimeAccessor(&MetaRoceConnection::SetMinRto,
+                                           &MetaRoceConnection::GetMinRto),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("MaxRto",
                           "Upper bound of a path's timeout, backoff included (also the "
                           "longest spacing of probes on a failed path)",
                           TimeValue(MilliSeconds(1)),
-                          MakeTimeAccessor(&MetaRoceConnection::m_maxRto),
+                          MakeTimeAccessor(&MetaRoceConnection::SetMaxRto,
+                                           &MetaRoceConnection::GetMaxRto),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("InitialRto",
                           "Timeout of a path before its first RTT sample",
                           TimeValue(MicroSeconds(100)),
-                          MakeTimeAccessor(&MetaRoceConnection::m_initialRto),
+                          MakeTimeAccessor(&MetaRoceConnection::SetInitialRto,
+                                           &MetaRoceConnection::GetInitialRto),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("FailureThreshold",
                           "Consecutive timeouts that declare a path failed and repath it",
@@ -72,13 +75,15 @@ MetaRoceConnection::GetTypeId()
             .AddAttribute("RnrDelay",
                           "Wait before resending a Send packet that found no posted receive",
                           TimeValue(MicroSeconds(10)),
-                          MakeTimeAccessor(&MetaRoceConnection::m_rnrDelay),
+                          MakeTimeAccessor(&MetaRoceConnection::SetRnrDelay,
+                                           &MetaRoceConnection::GetRnrDelay),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("WatchdogTimeout",
                           "Outstanding work with no packet acknowledged for this long is "
                           "reported (Stalled trace)",
                           TimeValue(MilliSeconds(5)),
-                          MakeTimeAccessor(&MetaRoceConnection::m_watchdogTimeout),
+                          MakeTimeAccessor(&MetaRoceConnection::SetWatchdogTimeout,
+                                           &MetaRoceConnection::GetWatchdogTimeout),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("EcnCapable",
                           "Send data packets ECT(0), so switches mark instead of only dropping",
@@ -171,23 +176,109 @@ MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_
     m_planes.resize(nPlanes);
     for (uint32_t plane = 0; plane < nPlanes; ++plane)
     {
-        m_planes[plane].rateBps = nic->GetPort(plane)->GetDataRate().GetBitRate();
+        m_planes[plane].rateBps = LineBps(plane);
     }
-    m_paths.resize(nPaths);
+    m_paths.resize(nPaths); // exactly nPaths: the vector is empty before
     for (uint32_t i = 0; i < nPaths; ++i)
     {
         Path& p = m_paths[i];
-        p.plane = i % nPlanes; // consecutive paths alternate planes
         p.srcPort = transport->AllocateSourcePort();
-        p.cc.lineBps = m_planes[p.plane].rateBps;
-        m_ccOps->InitFlow(p.cc);
-        m_planes[p.plane].paths.push_back(i);
+        WithFlowCc(p, i, [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc); });
     }
     m_ccOps->Init(m_cc, nPaths);
     m_receiver.Configure(
         transport->GetMemory(),
         [this](const RdmaCompletion& c) { Complete(c); },
-        m_maxMessagesAhead);
+        m_maxMessagesAhead,
+        nPaths); // the peer is set up alike
+}
+
+// ---------------------------------------------------------------------------
+// Path state (issue 6: a path is 56 bytes; what it holds only while busy or
+// only after a rare event lives in parts allocated then)
+
+uint64_t
+MetaRoceConnection::LineBps(uint32_t plane) const
+{
+    return m_transport->GetNic()->GetPort(plane)->GetBitRate();
+}
+
+MetaRoceConnection::PathFlight&
+MetaRoceConnection::Flight(Path& p)
+{
+    if (!p.flight)
+    {
+        p.flight = std::make_unique<PathFlight>();
+    }
+    return *p.flight;
+}
+
+MetaRoceConnection::PathCold&
+MetaRoceConnection::Cold(Path& p)
+{
+    if (!p.cold)
+    {
+        p.cold = std::make_unique<PathCold>();
+    }
+    return *p.cold;
+}
+
+void
+MetaRoceConnection::ReleaseIfIdle(Path& p)
+{
+    // A fresh PathFlight is equivalent to one with these defaults and any
+    // maxEchoPs: every packet the path sends later leaves no earlier than
+    // now, so no earlier than any send time an ACK has echoed so far.
+    const PathFlight* f = p.flight.get();
+    if (f && f->records.empty() && f->retx.empty() && f->inFlight == 0 &&
+        f->rtoDeadlinePs == 0 && f->consecutiveTimeouts == 0 && f->backoff == 1)
+    {
+        p.flight.reset();
+    }
+}
+
+template <typename F>
+void
+MetaRoceConnection::WithFlowCc(Path& p, uint32_t pathIndex, F f)
+{
+    RdmaFlowCc cc;
+    cc.cwnd = p.cwnd;
+    cc.lineBps = LineBps(GetPathPlane(pathIndex));
+    if (p.cold)
+    {
+        cc.lastDecreasePs = p.cold->lastDecreasePs;
+        cc.rateBps = p.cold->rateBps;
+        cc.extra = std::move(p.cold->extra);
+    }
+    f(cc);
+    p.cwnd = cc.cwnd;
+    if (p.cold || cc.lastDecreasePs != RdmaFlowCc().lastDecreasePs || cc.rateBps != 0 || cc.extra)
+    {
+        PathCold& c = Cold(p);
+        c.lastDecreasePs = cc.lastDecreasePs;
+        c.rateBps = cc.rateBps;
+        c.extra = std::move(cc.extra);
+    }
+}
+
+MetaRocePathStats
+MetaRoceConnection::GetPathStats(uint32_t path) const
+{
+    const Path& p = m_paths[path];
+    MetaRocePathStats s;
+    s.sent = p.sent;
+    s.acked = p.acked;
+    if (const PathCold* c = p.cold.get())
+    {
+        s.retransmitted = c->retransmitted;
+        s.timeoutRetransmitted = c->timeoutRetransmitted;
+        s.timeouts = c->timeouts;
+        s.failures = c->failures;
+        s.ecnEchoes = c->ecnEchoes;
+        s.lost = c->lost;
+        s.probes = c->probes;
+    }
+    return s;
 }
 
 // ---------------------------------------------------------------------------
@@ -308,7 +399,7 @@ MetaRoceConnection::NextChunk(ChunkRef& ref)
 bool
 MetaRoceConnection::HasRoom(const Path& p) const
 {
-    if (p.nextSeq - p.una >= SackBitmap::kBits)
+    if (Outstanding(p) >= SackBitmap::kBits)
     {
         return false; // the receiver's bitmap could not describe another packet
     }
@@ -316,22 +407,23 @@ MetaRoceConnection::HasRoom(const Path& p) const
     {
         return false; // carries only its probe (PullPacket) until an ACK comes back
     }
-    return p.inFlight < std::max(1u, uint32_t(p.cc.cwnd));
+    return InFlight(p) < std::max(1u, uint32_t(p.cwnd));
 }
 
 int32_t
 MetaRoceConnection::ChoosePath(uint32_t plane, bool forRetransmit)
 {
     PlaneState& ps = m_planes[plane];
-    const uint32_t n = ps.paths.size();
+    const uint32_t nPlanes = m_planes.size();
+    const uint32_t n = m_paths.size() / nPlanes;
     const int64_t now = Simulator::Now().GetPicoSeconds();
     int32_t fallback = -1;
     uint32_t fallbackK = 0;
     for (uint32_t k = 0; k < n; ++k)
     {
-        const uint32_t i = ps.paths[(ps.rrNext + k) % n];
+        const uint32_t i = plane + (ps.rrNext + k) % n * nPlanes;
         const Path& p = m_paths[i];
-        if (forRetransmit ? p.retx.empty() : false)
+        if (forRetransmit && (!p.flight || p.flight->retx.empty()))
         {
             continue;
         }
@@ -340,7 +432,8 @@ MetaRoceConnection::ChoosePath(uint32_t plane, bool forRetransmit)
             continue;
         }
         // "New packets go to clear paths": no ECN echo within the last RTT.
-        const bool clear = now - p.lastEcnPs > std::max<int64_t>(p.srttPs, 1);
+        const int64_t lastEcnPs = p.cold ? p.cold->lastEcnPs : PathCold().lastEcnPs;
+        const bool clear = now - lastEcnPs > std::max<int64_t>(p.srttPs, 1);
         if (clear || forRetransmit)
         {
             ps.rrNext = (ps.rrNext + k + 1) % n;
@@ -374,18 +467,18 @@ MetaRoceConnection::PullPacket(uint32_t plane,
     Ptr<Packet> packet;
     // A failed path earns its load back with a probe: a payload-less packet,
     // so no message ever waits on a route that may still be dead.
-    for (uint32_t i : ps.paths)
+    for (uint32_t i = plane; i < m_paths.size(); i += m_planes.size())
     {
         Path& p = m_paths[i];
-        if (p.probing && p.inFlight == 0 && p.nextSeq - p.una < SackBitmap::kBits &&
-            HasNewData())
+        if (p.probing && InFlight(p) == 0 && Outstanding(p) < SackBitmap::kBits && HasNewData())
         {
+            PathFlight& f = Flight(p);
             const uint32_t seq = p.nextSeq++;
             const ChunkRef probe{kProbe, 0};
-            p.records.push_back(TxRecord{probe, now, TxState::InFlight});
-            ++p.inFlight;
+            f.records.push_back(TxRecord{probe, now, TxState::InFlight});
+            ++f.inFlight;
             ++m_inFlight;
-            ++p.stats.probes;
+            ++Cold(p).probes;
             packet = BuildPacket(p, i, seq, probe, MetaRoceDataHeader::PROBE, addr);
             ArmRto(i);
             return packet;
@@ -396,25 +489,29 @@ MetaRoceConnection::PullPacket(uint32_t plane,
     if (pi >= 0)
     {
         Path& p = m_paths[pi];
-        while (!p.retx.empty() && !packet)
+        PathFlight& f = *p.flight; // ChoosePath found its retransmit queue non-empty
+        const uint32_t una = Una(p);
+        while (!f.retx.empty() && !packet)
         {
-            const uint32_t seq = p.retx.front();
-            p.retx.pop_front();
-            TxRecord& rec = p.records[seq - p.una];
-            if (rec.state != TxState::Lost)
+            const uint32_t seq = f.retx.front();
+            f.retx.pop_front();
+            if (seq < una || f.records[seq - una].state != TxState::Lost)
             {
                 continue; // acknowledged meanwhile
             }
+            TxRecord& rec = f.records[seq - una];
             rec.state = TxState::InFlight;
             rec.sentPs = now;
-            ++p.inFlight;
+            ++f.inFlight;
             ++m_inFlight;
-            ++(rec.byTimeout ? p.stats.timeoutRetransmitted : p.stats.retransmitted);
+            PathCold& c = Cold(p);
+            ++(rec.byTimeout ? c.timeoutRetransmitted : c.retransmitted);
             ++m_stats.retransmissions;
             m_retransmitTrace(pi, seq, rec.byTimeout);
             rec.byTimeout = false;
             packet = BuildPacket(p, pi, seq, rec.ref, MetaRoceDataHeader::RETX, addr);
         }
+        ReleaseIfIdle(p);
     }
     if (!packet)
     {
@@ -429,15 +526,16 @@ MetaRoceConnection::PullPacket(uint32_t plane,
             return nullptr;
         }
         Path& p = m_paths[pi];
+        PathFlight& f = Flight(p);
         const uint32_t seq = p.nextSeq++;
-        p.records.push_back(TxRecord{ref, now, TxState::InFlight});
-        ++p.inFlight;
+        f.records.push_back(TxRecord{ref, now, TxState::InFlight});
+        ++f.inFlight;
         ++m_inFlight;
-        ++p.stats.sent;
+        ++p.sent;
         packet = BuildPacket(p, pi, seq, ref, 0, addr);
     }
     ArmRto(pi);
-    const uint64_t line = m_transport->GetNic()->GetPort(plane)->GetBitRate();
+    const uint64_t line = LineBps(plane);
     if (ps.rateBps < line)
     {
         const uint64_t wire = WireBytes(packet->GetSize() + kFrameHeaderBytes);
@@ -466,7 +564,7 @@ MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, co
         h.timestampPs = Simulator::Now().GetPicoSeconds();
         Ptr<Packet> probe = Create<Packet>();
         probe->AddHeader(h);
-        addr = m_transport->DataAddress(GetRemoteHost(), path.plane, path.srcPort);
+        addr = m_transport->DataAddress(GetRemoteHost(), GetPathPlane(pathIndex), path.srcPort);
         addr.ecn = m_ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
         return probe;
     }
@@ -503,7 +601,7 @@ MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, co
     }
     h.timestampPs = Simulator::Now().GetPicoSeconds();
     packet->AddHeader(h);
-    addr = m_transport->DataAddress(GetRemoteHost(), path.plane, path.srcPort);
+    addr = m_transport->DataAddress(GetRemoteHost(), GetPathPlane(pathIndex), path.srcPort);
     addr.ecn = m_ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
     ++m_stats.dataPackets;
     m_stats.payloadBytes += len;
@@ -526,9 +624,9 @@ MetaRoceConnection::KickPlane(uint32_t plane)
     // waiting on one of its paths does. (A connection waiting for its pacing
     // time stays in the NIC ring: nothing to do here for it.)
     bool work = HasNewData();
-    for (uint32_t i : m_planes[plane].paths)
+    for (uint32_t i = plane; i < m_paths.size() && !work; i += m_planes.size())
     {
-        work = work || !m_paths[i].retx.empty();
+        work = m_paths[i].flight && !m_paths[i].flight->retx.empty();
     }
     if (work)
     {
@@ -549,59 +647,64 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
         return;
     }
     const uint32_t pi = h.pathId;
+    const uint32_t pathPlane = GetPathPlane(pi);
     Path& p = m_paths[pi];
+    // Allocated if the path was idle (a late or duplicate ACK), released below.
+    PathFlight& f = Flight(p);
     const int64_t now = Simulator::Now().GetPicoSeconds();
 
     // Receiver-driven rate (decision 4).
     if (h.rateHintMbps != 0)
     {
-        PlaneState& ps = m_planes[p.plane];
-        const uint64_t line =
-            m_transport->GetNic()->GetPort(p.plane)->GetDataRate().GetBitRate();
-        ps.hintBps = uint64_t(h.rateHintMbps) * 1000000;
-        const uint64_t rate = m_ccOps->PacingRate(nullptr, ps.hintBps, line);
+        PlaneState& ps = m_planes[pathPlane];
+        const uint64_t line = LineBps(pathPlane);
+        const uint64_t hintBps = uint64_t(h.rateHintMbps) * 1000000;
+        const uint64_t rate = m_ccOps->PacingRate(nullptr, hintBps, line);
         if (rate != ps.rateBps)
         {
             ps.rateBps = rate;
-            m_planeRateTrace(p.plane, rate);
+            m_planeRateTrace(pathPlane, rate);
         }
     }
     if (h.timestampEchoPs > 0 && int64_t(h.timestampEchoPs) <= now)
     {
         UpdateRtt(p, now - int64_t(h.timestampEchoPs));
-        p.maxEchoPs = std::max(p.maxEchoPs, int64_t(h.timestampEchoPs));
+        f.maxEchoPs = std::max(f.maxEchoPs, int64_t(h.timestampEchoPs));
     }
-    p.consecutiveTimeouts = 0;
-    p.backoff = 1;
+    f.consecutiveTimeouts = 0;
+    f.backoff = 1;
     if (p.probing)
     {
         // The probe came back: the path carries full load again.
         p.probing = false;
-        m_ccOps->InitFlow(p.cc);
-        m_pathWindowTrace(pi, p.cc.cwnd);
+        WithFlowCc(p, pi, [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc); });
+        m_pathWindowTrace(pi, p.cwnd);
     }
 
-    const bool triggerKnown = h.triggerSeq >= p.una && h.triggerSeq < p.nextSeq;
+    const uint32_t una = Una(p);
+    const bool triggerKnown = h.triggerSeq >= una && h.triggerSeq < p.nextSeq;
     if (triggerKnown && (h.flags & MetaRoceAckHeader::RNR))
     {
-        TxRecord& rec = p.records[h.triggerSeq - p.una];
+        TxRecord& rec = f.records[h.triggerSeq - una];
         if (rec.state == TxState::InFlight)
         {
             rec.state = TxState::RnrWait;
-            --p.inFlight;
+            --f.inFlight;
             --m_inFlight;
             ++m_stats.rnrRetries;
-            m_rnrWait.push_back(RnrEntry{now + m_rnrDelay.GetPicoSeconds(), pi, p.epoch, h.triggerSeq});
+            m_rnrWait.push_back(RnrEntry{now + m_rnrDelayPs, pi, p.epoch, h.triggerSeq});
             if (!m_rnrEvent.IsRunning())
             {
-                m_rnrEvent = Simulator::Schedule(m_rnrDelay, &MetaRoceConnection::RnrTimer, this);
+                m_rnrEvent = Simulator::Schedule(PicoSeconds(m_rnrDelayPs),
+                                                 &MetaRoceConnection::RnrTimer,
+                                                 this);
             }
         }
     }
     if (triggerKnown &&
         (h.flags & (MetaRoceAckHeader::ACCESS_ERROR | MetaRoceAckHeader::LENGTH_ERROR)))
     {
-        const ChunkRef ref = p.records[h.triggerSeq - p.una].ref;
+        const ChunkRef ref = f.records[h.triggerSeq - una].ref;
         if (ref.message != kProbe && ref.message >= m_messageBase)
         {
             FailMessage(ref.message,
@@ -611,20 +714,20 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
     }
 
     // Were the windows what limited sending? (RFC 7661: grow only then.)
-    const bool pathLimited = p.inFlight + 1 >= std::max(1u, uint32_t(p.cc.cwnd));
+    const bool pathLimited = f.inFlight + 1 >= std::max(1u, uint32_t(p.cwnd));
     const bool connLimited = m_inFlight + 1 >= std::max(1u, uint32_t(m_cc.cwnd));
 
     // Cumulative and selective acknowledgement.
     uint32_t newly = 0;
     auto ackSeq = [&](uint32_t seq) {
-        TxRecord& rec = p.records[seq - p.una];
+        TxRecord& rec = f.records[seq - una];
         if (rec.state == TxState::Acked)
         {
             return;
         }
         if (rec.state == TxState::InFlight)
         {
-            --p.inFlight;
+            --f.inFlight;
             --m_inFlight;
         }
         rec.state = TxState::Acked;
@@ -632,7 +735,7 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
         AckChunk(rec.ref);
     };
     const uint32_t cum = std::min(h.cumulativeSeq, p.nextSeq);
-    for (uint32_t seq = p.una; seq < cum; ++seq)
+    for (uint32_t seq = una; seq < cum; ++seq)
     {
         ackSeq(seq);
     }
@@ -644,28 +747,28 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
         {
             break;
         }
-        if (seq >= p.una && h.sack.Test(bit))
+        if (seq >= una && h.sack.Test(bit))
         {
             ackSeq(seq);
         }
     }
-    while (!p.records.empty() && p.records.front().state == TxState::Acked)
+    while (!f.records.empty() && f.records.front().state == TxState::Acked)
     {
-        p.records.pop_front();
-        ++p.una;
+        f.records.pop_front();
     }
-    p.stats.acked += newly;
+    p.acked += newly;
 
     // Congestion control (decision 4).
     const bool ecn = h.flags & MetaRoceAckHeader::ECE;
     if (ecn)
     {
-        p.lastEcnPs = now;
-        ++p.stats.ecnEchoes;
+        PathCold& c = Cold(p);
+        c.lastEcnPs = now;
+        ++c.ecnEchoes;
     }
     if (newly > 0 || ecn)
     {
-        const double before = p.cc.cwnd;
+        const double before = p.cwnd;
         const double connBefore = m_cc.cwnd;
         RdmaAckEvent ev;
         ev.packets = newly;
@@ -673,10 +776,10 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
         ev.srtt = PicoSeconds(p.srttPs);
         ev.pathLimited = pathLimited;
         ev.connectionLimited = connLimited;
-        m_ccOps->PacketsAcked(m_cc, p.cc, ev);
-        if (p.cc.cwnd != before)
+        WithFlowCc(p, pi, [&](RdmaFlowCc& cc) { m_ccOps->PacketsAcked(m_cc, cc, ev); });
+        if (p.cwnd != before)
         {
-            m_pathWindowTrace(pi, p.cc.cwnd);
+            m_pathWindowTrace(pi, p.cwnd);
         }
         if (m_cc.cwnd != connBefore)
         {
@@ -687,26 +790,27 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
     // Loss: anything sent on this path before the packet this ACK echoes and
     // still missing was lost (one path is one FIFO route: decision 3).
     uint32_t lost = 0;
-    for (uint32_t k = 0; k < p.records.size(); ++k)
+    const uint32_t firstUnacked = Una(p);
+    for (uint32_t k = 0; k < f.records.size(); ++k)
     {
-        TxRecord& rec = p.records[k];
-        if (rec.state == TxState::InFlight && rec.sentPs < p.maxEchoPs)
+        TxRecord& rec = f.records[k];
+        if (rec.state == TxState::InFlight && rec.sentPs < f.maxEchoPs)
         {
             rec.state = TxState::Lost;
-            --p.inFlight;
+            --f.inFlight;
             --m_inFlight;
-            p.retx.push_back(p.una + k);
+            f.retx.push_back(firstUnacked + k);
             ++lost;
         }
     }
     if (lost > 0)
     {
-        p.stats.lost += lost;
-        const double before = p.cc.cwnd;
-        m_ccOps->PacketsLost(m_cc, p.cc, lost);
-        if (p.cc.cwnd != before)
+        Cold(p).lost += lost;
+        const double before = p.cwnd;
+        WithFlowCc(p, pi, [&](RdmaFlowCc& cc) { m_ccOps->PacketsLost(m_cc, cc, lost); });
+        if (p.cwnd != before)
         {
-            m_pathWindowTrace(pi, p.cc.cwnd);
+            m_pathWindowTrace(pi, p.cwnd);
         }
     }
 
@@ -714,15 +818,16 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
     {
         m_lastProgressPs = now;
     }
-    if (p.inFlight == 0 && p.retx.empty())
+    if (f.inFlight == 0 && f.retx.empty())
     {
-        p.rtoDeadlinePs = 0;
+        f.rtoDeadlinePs = 0;
     }
     else if (newly > 0)
     {
-        p.rtoDeadlinePs = now + RtoPs(p);
+        f.rtoDeadlinePs = now + RtoPs(p);
         ArmRto(pi);
     }
+    ReleaseIfIdle(p);
     Kick();
 }
 
@@ -820,25 +925,27 @@ MetaRoceConnection::UpdateRtt(Path& p, int64_t samplePs)
 int64_t
 MetaRoceConnection::RtoPs(const Path& p) const
 {
-    const int64_t minPs = m_minRto.GetPicoSeconds();
-    const int64_t maxPs = m_maxRto.GetPicoSeconds();
-    int64_t rto = p.srttPs > 0 ? p.srttPs + 4 * p.rttvarPs : m_initialRto.GetPicoSeconds();
+    const int64_t minPs = m_minRtoPs;
+    const int64_t maxPs = m_maxRtoPs;
+    int64_t rto = p.srttPs > 0 ? p.srttPs + 4 * p.rttvarPs : m_initialRtoPs;
     rto = std::clamp(rto, minPs, maxPs);
-    return std::min(rto * int64_t(p.backoff), maxPs);
+    const uint32_t backoff = p.flight ? p.flight->backoff : 1;
+    return std::min(rto * int64_t(backoff), maxPs);
 }
 
 void
 MetaRoceConnection::ArmRto(uint32_t pathIndex)
 {
     Path& p = m_paths[pathIndex];
-    if (p.rtoDeadlinePs == 0)
+    PathFlight& f = *p.flight; // called for a path with something outstanding
+    if (f.rtoDeadlinePs == 0)
     {
-        p.rtoDeadlinePs = Simulator::Now().GetPicoSeconds() + RtoPs(p);
+        f.rtoDeadlinePs = Simulator::Now().GetPicoSeconds() + RtoPs(p);
     }
     // One timer per connection, at the earliest path deadline, re-armed
     // lazily: a deadline that moves later is picked up when the timer fires;
     // only an earlier one needs a new event.
-    const Time delay = DelayUntilPs(p.rtoDeadlinePs);
+    const Time delay = DelayUntilPs(f.rtoDeadlinePs);
     const int64_t atPs = (Simulator::Now() + delay).GetPicoSeconds();
     if (m_rtoEventPs != 0 && m_rtoEventPs <= atPs)
     {
@@ -856,14 +963,16 @@ MetaRoceConnection::RtoTimer()
     const int64_t now = Simulator::Now().GetPicoSeconds();
     for (uint32_t i = 0; i < m_paths.size(); ++i)
     {
-        if (m_paths[i].rtoDeadlinePs != 0 && m_paths[i].rtoDeadlinePs <= now)
+        const PathFlight* f = m_paths[i].flight.get();
+        if (f && f->rtoDeadlinePs != 0 && f->rtoDeadlinePs <= now)
         {
             PathTimeout(i);
         }
     }
     for (uint32_t i = 0; i < m_paths.size(); ++i)
     {
-        if (m_paths[i].rtoDeadlinePs != 0)
+        const PathFlight* f = m_paths[i].flight.get();
+        if (f && f->rtoDeadlinePs != 0)
         {
             ArmRto(i); // keeps the earliest
         }
@@ -874,54 +983,57 @@ void
 MetaRoceConnection::PathTimeout(uint32_t pathIndex)
 {
     Path& p = m_paths[pathIndex];
+    PathFlight& f = *p.flight; // its deadline was set
     const int64_t now = Simulator::Now().GetPicoSeconds();
-    if (p.inFlight == 0 && p.retx.empty())
+    if (f.inFlight == 0 && f.retx.empty())
     {
-        p.rtoDeadlinePs = 0; // only receiver-not-ready waits left: the RNR timer owns them
+        f.rtoDeadlinePs = 0; // only receiver-not-ready waits left: the RNR timer owns them
+        ReleaseIfIdle(p);
         return;
     }
-    ++p.stats.timeouts;
-    ++p.consecutiveTimeouts;
-    if (p.probing || p.consecutiveTimeouts >= m_failureThreshold)
+    ++Cold(p).timeouts;
+    ++f.consecutiveTimeouts;
+    if (p.probing || f.consecutiveTimeouts >= m_failureThreshold)
     {
         FailPath(pathIndex);
         return;
     }
-    p.backoff = std::min(p.backoff * 2, kMaxBackoff);
-    m_ccOps->Timeout(m_cc, p.cc);
-    m_pathWindowTrace(pathIndex, p.cc.cwnd);
+    f.backoff = std::min(f.backoff * 2, kMaxBackoff);
+    WithFlowCc(p, pathIndex, [this](RdmaFlowCc& cc) { m_ccOps->Timeout(m_cc, cc); });
+    m_pathWindowTrace(pathIndex, p.cwnd);
     // Tail loss: resend the oldest packet still in flight on this path.
     int32_t oldest = -1;
-    for (uint32_t k = 0; k < p.records.size(); ++k)
+    for (uint32_t k = 0; k < f.records.size(); ++k)
     {
-        const TxRecord& rec = p.records[k];
+        const TxRecord& rec = f.records[k];
         if (rec.state == TxState::InFlight &&
-            (oldest < 0 || rec.sentPs < p.records[oldest].sentPs))
+            (oldest < 0 || rec.sentPs < f.records[oldest].sentPs))
         {
             oldest = int32_t(k);
         }
     }
     if (oldest >= 0)
     {
-        p.records[oldest].state = TxState::Lost;
-        p.records[oldest].byTimeout = true;
-        --p.inFlight;
+        f.records[oldest].state = TxState::Lost;
+        f.records[oldest].byTimeout = true;
+        --f.inFlight;
         --m_inFlight;
-        p.retx.push_front(p.una + oldest);
+        f.retx.push_front(Una(p) + oldest);
     }
-    p.rtoDeadlinePs = now + RtoPs(p); // armed by RtoTimer
-    KickPlane(p.plane);
+    f.rtoDeadlinePs = now + RtoPs(p); // armed by RtoTimer
+    KickPlane(GetPathPlane(pathIndex));
 }
 
 void
 MetaRoceConnection::FailPath(uint32_t pathIndex)
 {
     Path& p = m_paths[pathIndex];
+    PathFlight& f = Flight(p); // keeps the doubled backoff below
     const uint16_t oldPort = p.srcPort;
     // Everything the path still owes moves to the healthy paths.
-    for (size_t k = 0; k < p.records.size(); ++k)
+    for (size_t k = 0; k < f.records.size(); ++k)
     {
-        const TxRecord& rec = p.records[k];
+        const TxRecord& rec = f.records[k];
         if (rec.state == TxState::Acked)
         {
             continue;
@@ -937,23 +1049,23 @@ MetaRoceConnection::FailPath(uint32_t pathIndex)
         m_resend.push_back(rec.ref);
         ++m_stats.resent;
     }
-    p.records.clear();
-    p.retx.clear();
-    p.inFlight = 0;
-    p.una = 0;
+    f.records.clear();
+    f.retx.clear();
+    f.inFlight = 0;
     p.nextSeq = 0;
     ++p.epoch; // the receiver restarts the path's bitmap; late packets and ACKs are stale
     p.srcPort = m_transport->AllocateSourcePort();
-    p.maxEchoPs = -1;
+    f.maxEchoPs = -1;
     p.probing = true;
-    p.cc.cwnd = 1;
-    p.backoff = std::min(p.backoff * 2, kMaxBackoff); // probes of a dead route spread out
-    p.rtoDeadlinePs = 0;
-    ++p.stats.failures;
-    NS_LOG_INFO("connection " << m_id << " path " << pathIndex << " (plane " << p.plane
+    p.cwnd = 1;
+    f.backoff = std::min(f.backoff * 2, kMaxBackoff); // probes of a dead route spread out
+    f.rtoDeadlinePs = 0;
+    ++Cold(p).failures;
+    const uint32_t plane = GetPathPlane(pathIndex);
+    NS_LOG_INFO("connection " << m_id << " path " << pathIndex << " (plane " << plane
                               << ") failed: port " << oldPort << " -> " << p.srcPort);
-    m_pathFailedTrace(pathIndex, p.plane, oldPort, p.srcPort);
-    m_pathWindowTrace(pathIndex, p.cc.cwnd);
+    m_pathFailedTrace(pathIndex, plane, oldPort, p.srcPort);
+    m_pathWindowTrace(pathIndex, p.cwnd);
     Kick();
 }
 
@@ -966,7 +1078,7 @@ MetaRoceConnection::PlaneLinkChanged(uint32_t plane, bool up)
         return;
     }
     // The NIC sees its own port go down: no need to wait for timeouts.
-    for (uint32_t i : m_planes[plane].paths)
+    for (uint32_t i = plane; i < m_paths.size(); i += m_planes.size())
     {
         FailPath(i);
     }
@@ -981,16 +1093,17 @@ MetaRoceConnection::RnrTimer()
         const RnrEntry e = m_rnrWait.front();
         m_rnrWait.pop_front();
         Path& p = m_paths[e.path];
-        if (p.epoch != e.epoch || e.seq < p.una || e.seq >= p.nextSeq)
+        if (p.epoch != e.epoch || e.seq < Una(p) || e.seq >= p.nextSeq)
         {
             continue; // the path failed meanwhile: its packets were moved
         }
-        TxRecord& rec = p.records[e.seq - p.una];
+        PathFlight& f = *p.flight; // e.seq is outstanding
+        TxRecord& rec = f.records[e.seq - Una(p)];
         if (rec.state == TxState::RnrWait)
         {
             rec.state = TxState::Lost;
-            p.retx.push_back(e.seq);
-            KickPlane(p.plane);
+            f.retx.push_back(e.seq);
+            KickPlane(GetPathPlane(e.path));
         }
     }
     if (!m_rnrWait.empty())
@@ -1006,7 +1119,9 @@ MetaRoceConnection::ArmWatchdog()
 {
     if (!m_watchdog.IsRunning())
     {
-        m_watchdog = Simulator::Schedule(m_watchdogTimeout, &MetaRoceConnection::Watchdog, this);
+        m_watchdog = Simulator::Schedule(PicoSeconds(m_watchdogTimeoutPs),
+                                         &MetaRoceConnection::Watchdog,
+                                         this);
     }
 }
 
@@ -1018,7 +1133,7 @@ MetaRoceConnection::Watchdog()
         return;
     }
     const int64_t now = Simulator::Now().GetPicoSeconds();
-    const int64_t due = m_lastProgressPs + m_watchdogTimeout.GetPicoSeconds();
+    const int64_t due = m_lastProgressPs + m_watchdogTimeoutPs;
     if (now >= due)
     {
         ++m_stats.stalls;
@@ -1037,13 +1152,16 @@ MetaRoceConnection::Watchdog()
         int64_t oldestSentPs = INT64_MAX;
         for (uint32_t i = 0; i < m_paths.size(); ++i)
         {
-            const Path& p = m_paths[i];
-            for (size_t k = 0; k < p.records.size(); ++k)
+            if (const PathFlight* f = m_paths[i].flight.get())
             {
-                if (p.records[k].state != TxState::Acked && p.records[k].sentPs < oldestSentPs)
+                for (size_t k = 0; k < f->records.size(); ++k)
                 {
-                    oldestSentPs = p.records[k].sentPs;
-                    stuckPath = int32_t(i);
+                    if (f->records[k].state != TxState::Acked &&
+                        f->records[k].sentPs < oldestSentPs)
+                    {
+                        oldestSentPs = f->records[k].sentPs;
+                        stuckPath = int32_t(i);
+                    }
                 }
             }
         }
@@ -1053,7 +1171,9 @@ MetaRoceConnection::Watchdog()
                                   << PicoSeconds(m_lastProgressPs).As(Time::US) << " (path "
                                   << stuckPath << ")");
         m_stalledTrace(m_id, oldest, stuckPath, PicoSeconds(m_lastProgressPs));
-        m_watchdog = Simulator::Schedule(m_watchdogTimeout, &MetaRoceConnection::Watchdog, this);
+        m_watchdog = Simulator::Schedule(PicoSeconds(m_watchdogTimeoutPs),
+                                         &MetaRoceConnection::Watchdog,
+                                         this);
         return;
     }
     m_watchdog = Simulator::Schedule(PicoSeconds(due - now), &MetaRoceConnection::Watchdog, this);

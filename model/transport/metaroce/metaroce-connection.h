@@ -49,7 +49,7 @@
 #include "ns3/event-id.h"
 #include "ns3/traced-callback.h"
 
-#include <deque>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -135,12 +135,13 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     void PlaneLinkChanged(uint32_t plane, bool up);
 
     uint32_t GetNPaths() const { return m_paths.size(); }
-    uint32_t GetPathPlane(uint32_t path) const { return m_paths[path].plane; }
+    /** Consecutive paths alternate planes: path i is on plane i mod planes. */
+    uint32_t GetPathPlane(uint32_t path) const { return path % m_planes.size(); }
     uint16_t GetPathSourcePort(uint32_t path) const { return m_paths[path].srcPort; }
-    double GetPathWindow(uint32_t path) const { return m_paths[path].cc.cwnd; }
+    double GetPathWindow(uint32_t path) const { return m_paths[path].cwnd; }
     Time GetPathSrtt(uint32_t path) const { return PicoSeconds(m_paths[path].srttPs); }
     bool IsPathProbing(uint32_t path) const { return m_paths[path].probing; }
-    const MetaRocePathStats& GetPathStats(uint32_t path) const { return m_paths[path].stats; }
+    MetaRocePathStats GetPathStats(uint32_t path) const;
     const MetaRoceConnectionStats& GetStats() const { return m_stats; }
     const MetaRoceReceiverStats& GetReceiverStats() const { return m_receiver.GetStats(); }
     double GetConnectionWindow() const { return m_cc.cwnd; }
@@ -180,26 +181,63 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
         bool byTimeout = false; //!< Lost because the path's timer expired
     };
 
+    /**
+     * What a path holds only while something is outstanding on it: allocated
+     * by its first packet, released as soon as every field is back at its
+     * default (nothing unacknowledged, no retransmission queued, timer idle,
+     * no timeout streak), so an idle path costs a null pointer (issue 6).
+     */
+    struct PathFlight
+    {
+        RingBuffer<TxRecord> records; //!< sequences [una, nextSeq)
+        RingBuffer<uint32_t> retx;    //!< sequences found lost, oldest first
+        int64_t maxEchoPs = -1;       //!< latest send time an ACK has echoed (this epoch)
+        int64_t rtoDeadlinePs = 0;    //!< 0: timer idle
+        uint32_t inFlight = 0;
+        uint32_t consecutiveTimeouts = 0;
+        uint32_t backoff = 1;
+    };
+
+    /**
+     * What a path holds only after a rare event (an ECN echo, a loss, a
+     * timeout, a failure) or with a congestion policy that keeps a rate or
+     * extra state: allocated then, kept.
+     */
+    struct PathCold
+    {
+        int64_t lastEcnPs = INT64_MIN / 2;
+        int64_t lastDecreasePs = INT64_MIN / 2; //!< RdmaFlowCc::lastDecreasePs
+        uint64_t rateBps = 0;                   //!< RdmaFlowCc::rateBps
+        std::unique_ptr<RdmaCcExtra> extra;     //!< RdmaFlowCc::extra
+        // MetaRocePathStats, 32 bits: a path wraps after 4 G events
+        uint32_t retransmitted = 0;
+        uint32_t timeoutRetransmitted = 0;
+        uint32_t timeouts = 0;
+        uint32_t failures = 0;
+        uint32_t ecnEchoes = 0;
+        uint32_t lost = 0;
+        uint32_t probes = 0;
+    };
+
+    /**
+     * A path, 56 bytes. Its plane is its index modulo the planes; its oldest
+     * unacknowledged sequence is nextSeq minus the records outstanding; the
+     * congestion policy sees an RdmaFlowCc assembled from cwnd, the plane's
+     * line rate and the cold part (WithFlowCc).
+     */
     struct Path
     {
-        uint32_t plane = 0;
+        double cwnd = 1; //!< RdmaFlowCc::cwnd
+        int64_t srttPs = 0;
+        int64_t rttvarPs = 0;
+        std::unique_ptr<PathFlight> flight; //!< null: nothing outstanding
+        std::unique_ptr<PathCold> cold;     //!< null: no rare event yet
+        uint32_t nextSeq = 0;
+        uint32_t sent = 0;  //!< MetaRocePathStats::sent (32 bits)
+        uint32_t acked = 0; //!< MetaRocePathStats::acked (32 bits)
         uint16_t srcPort = 0;
         uint8_t epoch = 0;
         bool probing = false;
-        uint32_t nextSeq = 0;
-        uint32_t una = 0;             //!< oldest sequence not known acknowledged
-        RingBuffer<TxRecord> records; //!< sequences [una, nextSeq)
-        RingBuffer<uint32_t> retx;    //!< sequences found lost, oldest first
-        uint32_t inFlight = 0;
-        RdmaFlowCc cc;
-        int64_t srttPs = 0;
-        int64_t rttvarPs = 0;
-        int64_t maxEchoPs = -1;       //!< latest send time an ACK has echoed (this epoch)
-        int64_t lastEcnPs = INT64_MIN / 2;
-        uint32_t consecutiveTimeouts = 0;
-        uint32_t backoff = 1;
-        int64_t rtoDeadlinePs = 0;    //!< 0: timer idle
-        MetaRocePathStats stats;
     };
 
     struct TxMessage
@@ -226,13 +264,12 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
         bool active = false;         //!< in m_activeStreams
     };
 
+    /** A plane; its paths are plane, plane + planes, plane + 2 planes, ... */
     struct PlaneState
     {
-        std::vector<uint32_t> paths; //!< path indices on this plane
-        uint32_t rrNext = 0;
         uint64_t rateBps = 0;
-        uint64_t hintBps = 0;
-        int64_t nextSendPs = 0;      //!< pacing
+        int64_t nextSendPs = 0; //!< pacing
+        uint32_t rrNext = 0;    //!< round robin over the plane's paths
     };
 
     TxMessage& Message(uint64_t index) { return m_messages[index - m_messageBase]; }
@@ -243,6 +280,20 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
                             uint8_t flags, FrameAddress& addr);
     int32_t ChoosePath(uint32_t plane, bool forRetransmit);
     bool HasRoom(const Path& p) const;
+    /** Line rate of the NIC port of \p plane. */
+    uint64_t LineBps(uint32_t plane) const;
+    /** The path's in-flight part, allocated if it has none. */
+    static PathFlight& Flight(Path& p);
+    /** The path's cold part, allocated if it has none. */
+    static PathCold& Cold(Path& p);
+    /** Releases the in-flight part once it holds only defaults. */
+    static void ReleaseIfIdle(Path& p);
+    static uint32_t Outstanding(const Path& p) { return p.flight ? p.flight->records.size() : 0; }
+    static uint32_t Una(const Path& p) { return p.nextSeq - Outstanding(p); }
+    static uint32_t InFlight(const Path& p) { return p.flight ? p.flight->inFlight : 0; }
+    /** Calls \p f with the path's congestion state as an RdmaFlowCc, then stores it back. */
+    template <typename F>
+    void WithFlowCc(Path& p, uint32_t pathIndex, F f);
     void AckChunk(const ChunkRef& ref);
     void FailMessage(uint64_t index, RdmaStatus status);
     void ReleaseCompletions(uint16_t stream);
@@ -259,15 +310,29 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     void Watchdog();
     void SendAck(MetaRoceAckHeader& ack, uint32_t plane, uint16_t srcPort);
 
+    // Time attributes, kept in picoseconds: ns-3 records every Time object
+    // that exists before Simulator::Run in a set (a 48-byte node each), so
+    // Time members cost 240 bytes per endpoint at set-up.
+    void SetMinRto(Time t) { m_minRtoPs = t.GetPicoSeconds(); }
+    Time GetMinRto() const { return PicoSeconds(m_minRtoPs); }
+    void SetMaxRto(Time t) { m_maxRtoPs = t.GetPicoSeconds(); }
+    Time GetMaxRto() const { return PicoSeconds(m_maxRtoPs); }
+    void SetInitialRto(Time t) { m_initialRtoPs = t.GetPicoSeconds(); }
+    Time GetInitialRto() const { return PicoSeconds(m_initialRtoPs); }
+    void SetRnrDelay(Time t) { m_rnrDelayPs = t.GetPicoSeconds(); }
+    Time GetRnrDelay() const { return PicoSeconds(m_rnrDelayPs); }
+    void SetWatchdogTimeout(Time t) { m_watchdogTimeoutPs = t.GetPicoSeconds(); }
+    Time GetWatchdogTimeout() const { return PicoSeconds(m_watchdogTimeoutPs); }
+
     // Configuration (attributes)
     uint32_t m_pathsPerPlane;
     uint32_t m_payloadSize;
-    Time m_minRto;
-    Time m_maxRto;
-    Time m_initialRto;
+    int64_t m_minRtoPs;
+    int64_t m_maxRtoPs;
+    int64_t m_initialRtoPs;
     uint32_t m_failureThreshold;
-    Time m_rnrDelay;
-    Time m_watchdogTimeout;
+    int64_t m_rnrDelayPs;
+    int64_t m_watchdogTimeoutPs;
     bool m_ecnCapable;
     bool m_payloadIntegrity;
     uint32_t m_maxMessagesAhead;

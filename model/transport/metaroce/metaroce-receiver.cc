@@ -2,15 +2,60 @@
 
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
 void
-MetaRoceReceiver::Configure(Ptr<RdmaMemory> memory, CompletionSink sink, uint32_t maxMessagesAhead)
+MetaRoceReceiver::Configure(Ptr<RdmaMemory> memory, CompletionSink sink, uint32_t maxMessagesAhead,
+                            uint32_t expectedPaths)
 {
     m_memory = memory;
     m_sink = std::move(sink);
     m_maxMessagesAhead = maxMessagesAhead;
+    m_expectedPaths = expectedPaths;
+}
+
+SackBitmap&
+MetaRoceReceiver::Sack(uint32_t pathId, RxPath& path)
+{
+    if (path.hasSack)
+    {
+        for (auto& s : m_sacks)
+        {
+            if (s.path == pathId)
+            {
+                return s.bits;
+            }
+        }
+    }
+    path.hasSack = true;
+    m_sacks.push_back(RxSack{pathId, SackBitmap()});
+    return m_sacks.back().bits;
+}
+
+void
+MetaRoceReceiver::DropSack(uint32_t pathId, RxPath& path)
+{
+    if (!path.hasSack)
+    {
+        return;
+    }
+    path.hasSack = false;
+    for (auto& s : m_sacks)
+    {
+        if (s.path == pathId)
+        {
+            s = m_sacks.back();
+            m_sacks.pop_back();
+            break;
+        }
+    }
+    if (m_sacks.empty())
+    {
+        std::vector<RxSack>().swap(m_sacks); // releases the array
+    }
 }
 
 MetaRoceReceiver::RxStream&
@@ -64,7 +109,7 @@ MetaRoceReceiver::OnData(const MetaRoceDataHeader& h,
     m_stats.payloadBytes += payload->GetSize();
     if (h.pathId >= m_paths.size())
     {
-        m_paths.resize(h.pathId + 1);
+        m_paths.resize(std::max<size_t>(h.pathId + 1, m_expectedPaths));
     }
     RxPath& path = m_paths[h.pathId];
     bool stale = false;
@@ -76,7 +121,7 @@ MetaRoceReceiver::OnData(const MetaRoceDataHeader& h,
             path.started = true;
             path.epoch = h.pathEpoch;
             path.cumulative = 0;
-            path.sack.Clear();
+            DropSack(h.pathId, path);
         }
         else
         {
@@ -107,15 +152,24 @@ MetaRoceReceiver::OnData(const MetaRoceDataHeader& h,
     }
     if (!(flags & MetaRoceAckHeader::RNR))
     {
-        if (h.pathSeq == path.cumulative)
+        if (h.pathSeq == path.cumulative && !path.hasSack)
         {
-            const uint32_t ones = path.sack.LeadingOnes();
+            ++path.cumulative; // in order, nothing ahead: the common case
+        }
+        else if (h.pathSeq == path.cumulative)
+        {
+            SackBitmap& sack = Sack(h.pathId, path);
+            const uint32_t ones = sack.LeadingOnes();
             path.cumulative += 1 + ones;
-            path.sack.ShiftDown(1 + ones);
+            sack.ShiftDown(1 + ones);
+            if (sack.Empty())
+            {
+                DropSack(h.pathId, path);
+            }
         }
         else if (h.pathSeq > path.cumulative)
         {
-            path.sack.Set(h.pathSeq - path.cumulative - 1);
+            Sack(h.pathId, path).Set(h.pathSeq - path.cumulative - 1);
         }
     }
     ack.flags = flags | (ce ? MetaRoceAckHeader::ECE : 0);
@@ -124,7 +178,7 @@ MetaRoceReceiver::OnData(const MetaRoceDataHeader& h,
     ack.cumulativeSeq = path.cumulative;
     ack.triggerSeq = h.pathSeq;
     ack.timestampEchoPs = h.timestampPs;
-    ack.sack = path.sack;
+    ack.sack = path.hasSack ? Sack(h.pathId, path) : SackBitmap();
     return true;
 }
 

@@ -28,7 +28,6 @@
 
 #include "ns3/packet.h"
 
-#include <deque>
 #include <functional>
 #include <vector>
 
@@ -54,7 +53,12 @@ class MetaRoceReceiver
     /** Where receive completions go (the connection's Complete). */
     typedef std::function<void(const RdmaCompletion&)> CompletionSink;
 
-    void Configure(Ptr<RdmaMemory> memory, CompletionSink sink, uint32_t maxMessagesAhead);
+    /**
+     * \param expectedPaths paths the peer is expected to use: the per-path
+     *        state is allocated for that many on the first packet.
+     */
+    void Configure(Ptr<RdmaMemory> memory, CompletionSink sink, uint32_t maxMessagesAhead,
+                   uint32_t expectedPaths);
 
     void PostRecv(const RdmaRecvRequest& rr);
 
@@ -72,12 +76,24 @@ class MetaRoceReceiver
     uint64_t GetPendingMessages() const;
 
   private:
+    /**
+     * A path, 8 bytes. Its SACK bitmap, empty unless a packet arrived ahead
+     * of a gap (a loss on that path), is kept in m_sacks only while it has a
+     * bit set: a path's packets follow one route, so they arrive in order.
+     */
     struct RxPath
     {
+        uint32_t cumulative = 0;
         uint8_t epoch = 0;
         bool started = false;
-        uint32_t cumulative = 0;
-        SackBitmap sack;
+        bool hasSack = false; //!< an entry in m_sacks
+    };
+
+    /** The non-empty bitmap of one path. */
+    struct RxSack
+    {
+        uint32_t path = 0;
+        SackBitmap bits;
     };
 
     struct RxMessage
@@ -112,11 +128,17 @@ class MetaRoceReceiver
     uint8_t Place(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool& outOfWindow);
     /** Releases the stream's completed messages in order (completion callbacks may post). */
     void Release(uint16_t stream);
+    /** The bitmap of path \p pathId, created empty if it has none. */
+    SackBitmap& Sack(uint32_t pathId, RxPath& path);
+    /** Drops the (empty) bitmap of path \p pathId. */
+    void DropSack(uint32_t pathId, RxPath& path);
 
     Ptr<RdmaMemory> m_memory;
     CompletionSink m_sink;
     uint32_t m_maxMessagesAhead = 65536;
-    std::vector<RxPath> m_paths;
+    uint32_t m_expectedPaths = 0;
+    std::vector<RxPath> m_paths; //!< allocated by the first packet
+    std::vector<RxSack> m_sacks; //!< paths with a non-empty bitmap; released when none
     std::vector<RxStream> m_streams;
     MetaRoceReceiverStats m_stats;
 };
