@@ -411,12 +411,11 @@ MetaRoceConnection::HasRoom(const Path& p) const
 }
 
 int32_t
-MetaRoceConnection::ChoosePath(uint32_t plane, bool forRetransmit)
+MetaRoceConnection::ChoosePath(uint32_t plane, bool forRetransmit, int64_t now)
 {
     PlaneState& ps = m_planes[plane];
     const uint32_t nPlanes = m_planes.size();
     const uint32_t n = m_paths.size() / nPlanes;
-    const int64_t now = Simulator::Now().GetPicoSeconds();
     int32_t fallback = -1;
     uint32_t fallbackK = 0;
     for (uint32_t k = 0; k < n; ++k)
@@ -464,6 +463,22 @@ MetaRoceConnection::PullPacket(uint32_t plane,
         notBeforePs = ps.nextSendPs; // the scheduler wakes the plane then
         return nullptr;
     }
+    if (m_inFlight >= std::max(1u, uint32_t(m_cc.cwnd)) || !HasNewData())
+    {
+        // The common pull of a window-limited connection: with no probe due
+        // and nothing to resend on this plane, the full checks below end
+        // with nothing sent and nothing changed; skip them.
+        bool work = false;
+        for (uint32_t i = plane; i < m_paths.size() && !work; i += m_planes.size())
+        {
+            const Path& p = m_paths[i];
+            work = p.probing || (p.flight && !p.flight->retx.empty());
+        }
+        if (!work)
+        {
+            return nullptr;
+        }
+    }
     Ptr<Packet> packet;
     // A failed path earns its load back with a probe: a payload-less packet,
     // so no message ever waits on a route that may still be dead.
@@ -485,7 +500,7 @@ MetaRoceConnection::PullPacket(uint32_t plane,
         }
     }
     // Lost packets first, each on the path that lost it.
-    int32_t pi = ChoosePath(plane, true);
+    int32_t pi = ChoosePath(plane, true, now);
     if (pi >= 0)
     {
         Path& p = m_paths[pi];
@@ -519,7 +534,7 @@ MetaRoceConnection::PullPacket(uint32_t plane,
         {
             return nullptr;
         }
-        pi = ChoosePath(plane, false);
+        pi = ChoosePath(plane, false, now);
         ChunkRef ref;
         if (pi < 0 || !NextChunk(ref))
         {

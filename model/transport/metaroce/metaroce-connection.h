@@ -278,7 +278,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     bool NextChunk(ChunkRef& ref);
     Ptr<Packet> BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, const ChunkRef& ref,
                             uint8_t flags, FrameAddress& addr);
-    int32_t ChoosePath(uint32_t plane, bool forRetransmit);
+    int32_t ChoosePath(uint32_t plane, bool forRetransmit, int64_t nowPs);
     bool HasRoom(const Path& p) const;
     /** Line rate of the NIC port of \p plane. */
     uint64_t LineBps(uint32_t plane) const;
