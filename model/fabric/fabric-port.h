@@ -383,6 +383,45 @@ class FabricPort : public NetDevice
     TracedCallback<Ptr<const Packet>> m_pfcRxTrace;
     TracedCallback<uint8_t, bool> m_pfcStateTrace;
     TracedCallback<uint32_t, uint32_t> m_queueBytesTrace; //!< QueueBytes: (old, new)
+
+  public:
+    // Read-only views for the end-of-simulation invariant checks
+    // (helper/fabric-invariants.cc). None of them brings the port up to date.
+
+    /**
+     * Calls f(cls, bytes, ingress, priority, pool, lossless) for every queued
+     * frame of traffic class \p cls: \p pool if it is charged to the switch's
+     * shared pool, \p lossless if to the switch's PFC accounting of
+     * (\p ingress, \p priority).
+     */
+    template <typename F>
+    void ForEachQueued(F&& f) const
+    {
+        for (uint32_t cls = 0; cls < kTrafficClasses; ++cls)
+        {
+            const auto& queue = m_queues[cls];
+            for (size_t i = 0; i < queue.size(); ++i)
+            {
+                const Queued& q = queue[i];
+                f(cls, q.bytes, uint32_t(q.ingress), q.priority, q.charge == kChargePool,
+                  q.charge == kChargeLossless);
+            }
+        }
+    }
+    /** The serialisation time of class \p cls's queue as the port counts it (ps). */
+    uint64_t PeekQueuedPs(uint32_t cls) const { return m_queuedPs[cls]; }
+    /** The queued-bytes counter as it stands (GetQueueBytes without the Sync). */
+    uint32_t PeekQueueBytes() const { return m_queueBytes; }
+    /** Whether a pause episode of \p priority is open (from its PAUSE until its end). */
+    bool IsPauseOpen(uint8_t priority) const { return m_pauseActive[priority]; }
+    /** Start of the open pause episode of \p priority (ps). */
+    int64_t GetPauseStartPs(uint8_t priority) const { return m_pauseStartPs[priority]; }
+    /** End of the pause of \p priority (ps): set by the last PAUSE, or when it ended. */
+    int64_t GetPausedUntilPs(uint8_t priority) const { return m_pausedUntilPs[priority]; }
+    /** The exact expiry the pending pause wake-up serves (ps); -1 if none is pending. */
+    int64_t GetPauseWakePs() const { return m_pauseWake.IsRunning() ? m_pauseWakePs : -1; }
+    /** Whether SetTrackDepartures is on. */
+    bool IsTrackingDepartures() const { return m_trackDepartures; }
 };
 
 } // namespace ns3

@@ -158,6 +158,33 @@ class FabricSwitch : public Object, public FabricPacketSink
     std::vector<bool> m_portUsable;               //!< as the switch believes (after detection)
     std::vector<std::vector<uint16_t>> m_routes;  //!< installed by the control plane
     std::vector<std::vector<uint16_t>> m_live;    //!< m_routes restricted to usable ports
+
+  public:
+    // Read-only views for the end-of-simulation invariant checks
+    // (helper/fabric-invariants.cc).
+
+    /** Lossless bytes of (ingress \p port, \p priority) charged to the shared pool. */
+    uint32_t GetPfcSharedBytes(uint32_t port, uint8_t priority) const
+    {
+        return m_pfc.at(port).shared[priority];
+    }
+    /** Lossless bytes of (ingress \p port, \p priority) held in its headroom. */
+    uint32_t GetPfcHeadroomUsedBytes(uint32_t port, uint8_t priority) const
+    {
+        return m_pfc.at(port).headroom[priority];
+    }
+    /** When the pending PAUSE refresh of (\p port, \p priority) runs (ps); -1 if none. */
+    int64_t GetPfcRefreshPs(uint32_t port, uint8_t priority) const
+    {
+        const EventId& e = m_pfc.at(port).refresh[priority];
+        return e.IsRunning() ? TimeStep(e.GetTs()).GetPicoSeconds() : -1;
+    }
+    /** (ingress, priority) pairs the switch counts as in XOFF now. */
+    uint32_t GetPfcXoffNow() const { return m_pfcXoffNow; }
+    /** PfcXoffBytes (0: dynamic XOFF). */
+    uint32_t GetPfcStaticXoffBytes() const { return m_pfcXoffBytes; }
+    uint32_t GetPfcXonDeltaBytes() const { return m_pfcXonDeltaBytes; }
+    uint16_t GetPfcPauseQuanta() const { return m_pfcQuanta; }
 };
 
 } // namespace ns3
