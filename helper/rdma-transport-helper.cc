@@ -39,6 +39,8 @@ RdmaTransportHelper::Install(Ptr<Fabric> fabric)
             t->SetConnectionAttribute(name, *value);
         }
         t->SetNic(fabric->GetNic(host));
+        // Tests check at the end that every completion matched one posted request.
+        t->SetTrackWorkRequests(Fabric::s_checkInvariantsOnDispose);
         fabric->GetHost(host)->AggregateObject(t);
         transports.push_back(t);
     }

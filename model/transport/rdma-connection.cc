@@ -1,6 +1,10 @@
 #include "rdma-connection.h"
 
+#include "ns3/abort.h"
 #include "ns3/simulator.h"
+
+#include <sstream>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -20,6 +24,43 @@ RdmaConnection::GetTypeId()
                             "ns3::RdmaConnection::CompletionTracedCallback");
     return tid;
 }
+
+// Per-request tracking (EnableWorkRequestTracking): posts and completions of
+// every (opcode, stream, wrId). Entries stay, so that a second completion is
+// told from one of a request never posted. Heap only when enabled (tests).
+struct RdmaConnection::Tracker
+{
+    struct Key
+    {
+        uint64_t wrId;
+        uint16_t stream;
+        RdmaOpcode opcode;
+        bool operator==(const Key& o) const
+        {
+            return wrId == o.wrId && stream == o.stream && opcode == o.opcode;
+        }
+    };
+    struct KeyHash
+    {
+        std::size_t operator()(const Key& k) const
+        {
+            return std::hash<uint64_t>()(k.wrId * 0x9E3779B97F4A7C15ULL ^
+                                         (uint64_t(k.stream) << 8 | uint64_t(k.opcode)));
+        }
+    };
+    struct Counts
+    {
+        uint64_t posted = 0;
+        uint64_t completed = 0;
+    };
+    std::unordered_map<Key, Counts, KeyHash> requests;
+    uint64_t unknown = 0;
+    uint64_t duplicates = 0;
+    std::string firstViolation;
+};
+
+RdmaConnection::RdmaConnection() = default;
+RdmaConnection::~RdmaConnection() = default;
 
 void
 RdmaConnection::DoDispose()
@@ -81,8 +122,110 @@ RdmaConnection::PostRecv(uint16_t stream, uint64_t wrId, uint64_t address, uint3
 }
 
 void
+RdmaConnection::CountPosted(const RdmaWorkRequest& wr)
+{
+    ++m_posted;
+    if (m_tracker)
+    {
+        ++m_tracker->requests[Tracker::Key{wr.wrId, wr.stream, wr.opcode}].posted;
+    }
+}
+
+void
+RdmaConnection::CountPosted(const RdmaRecvRequest& rr)
+{
+    ++m_posted;
+    ++m_postedRecvs;
+    if (m_tracker)
+    {
+        ++m_tracker->requests[Tracker::Key{rr.wrId, rr.stream, RdmaOpcode::Recv}].posted;
+    }
+}
+
+void
+RdmaConnection::EnableWorkRequestTracking()
+{
+    NS_ABORT_MSG_IF(m_posted > 0,
+                    "RdmaConnection: work-request tracking must start before the first post");
+    m_tracker = std::make_unique<Tracker>();
+}
+
+void
+RdmaConnection::TrackCompletion(const RdmaCompletion& c)
+{
+    // O(1) on average: one hash lookup. A request posted n times (the same
+    // wrId reused) may complete n times.
+    Tracker& t = *m_tracker;
+    auto it = t.requests.find(Tracker::Key{c.wrId, c.stream, c.opcode});
+    const char* what = nullptr;
+    if (it == t.requests.end())
+    {
+        ++t.unknown;
+        what = "never posted";
+    }
+    else if (it->second.completed >= it->second.posted)
+    {
+        ++t.duplicates;
+        what = "already completed";
+    }
+    else
+    {
+        ++it->second.completed;
+        return;
+    }
+    if (t.firstViolation.empty())
+    {
+        std::ostringstream os;
+        os << "completion of a request " << what << " at " << c.completed.As(Time::US) << ": "
+           << c;
+        t.firstViolation = os.str();
+    }
+}
+
+RdmaConnection::WorkRequestAudit
+RdmaConnection::GetWorkRequestAudit() const
+{
+    WorkRequestAudit a;
+    a.posted = m_posted;
+    a.postedRecvs = m_postedRecvs;
+    a.completed = m_completed;
+    a.completedRecvs = m_completedRecvs;
+    a.unmatched = m_unmatched;
+    if (m_tracker)
+    {
+        a.tracked = true;
+        a.unknown = m_tracker->unknown;
+        a.duplicates = m_tracker->duplicates;
+        for (const auto& [key, n] : m_tracker->requests)
+        {
+            // A request completed more often than posted is counted in duplicates.
+            a.trackedOutstanding += n.posted > n.completed ? n.posted - n.completed : 0;
+        }
+        a.firstViolation = m_tracker->firstViolation;
+    }
+    a.held = GetHeldWorkRequests();
+    return a;
+}
+
+void
 RdmaConnection::Complete(const RdmaCompletion& c)
 {
+    // Always on, O(1): a completion when nothing of its side (Write/Send or
+    // Recv) is outstanding cannot match any posted request.
+    const bool recv = c.opcode == RdmaOpcode::Recv;
+    if (recv ? m_completedRecvs >= m_postedRecvs
+             : m_completed - m_completedRecvs >= m_posted - m_postedRecvs)
+    {
+        ++m_unmatched;
+    }
+    if (recv)
+    {
+        ++m_completedRecvs;
+    }
+    if (m_tracker)
+    {
+        TrackCompletion(c);
+    }
     ++m_completed;
     if (c.status == RdmaStatus::Success && c.opcode != RdmaOpcode::Recv)
     {

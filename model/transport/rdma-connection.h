@@ -24,6 +24,9 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <memory>
+#include <string>
+
 namespace ns3
 {
 
@@ -54,6 +57,8 @@ class RdmaConnection : public Object
 {
   public:
     static TypeId GetTypeId();
+    RdmaConnection();
+    ~RdmaConnection() override;
 
     typedef Callback<void, const RdmaCompletion&> CompletionCallback;
     typedef void (*CompletionTracedCallback)(const RdmaCompletion& completion);
@@ -81,6 +86,38 @@ class RdmaConnection : public Object
     uint64_t GetCompletedCount() const { return m_completed; }
     /** Bytes of successfully completed Writes and Sends (the sender's goodput). */
     uint64_t GetCompletedBytes() const { return m_completedBytes; }
+    /**
+     * Invariant bookkeeping (docs/hardening.md). Always: counters per side
+     * (Write/Send, Recv) and the completions that found nothing of their side
+     * outstanding. With tracking on (RdmaTransport::SetTrackWorkRequests, set
+     * by the helper when Fabric::s_checkInvariantsOnDispose is): per request
+     * (opcode, stream, wrId), posts and completions, so that a completion of
+     * a request never posted, or of one already completed, is caught.
+     */
+    struct WorkRequestAudit
+    {
+        uint64_t posted = 0;       //!< Write, Send and Recv requests posted
+        uint64_t postedRecvs = 0;  //!< of which Recv
+        uint64_t completed = 0;    //!< completions delivered
+        uint64_t completedRecvs = 0; //!< of which Recv
+        uint64_t unmatched = 0;    //!< completions when nothing of their side was outstanding
+        bool tracked = false;      //!< per-request tracking on
+        uint64_t unknown = 0;      //!< tracked: completions of a request never posted
+        uint64_t duplicates = 0;   //!< tracked: completions of a request already completed
+        uint64_t trackedOutstanding = 0; //!< tracked: sum over requests of posts - completions
+        std::string firstViolation; //!< tracked: the first unknown or duplicate completion
+        int64_t held = -1;         //!< GetHeldWorkRequests (-1: not reported)
+    };
+    WorkRequestAudit GetWorkRequestAudit() const;
+    /** Turns per-request tracking on; only before anything is posted (RdmaTransport::Connect). */
+    void EnableWorkRequestTracking();
+    /**
+     * Work requests the transport still holds, by its own data structures:
+     * posted and not completed (queued, in flight, or waiting to complete in
+     * order). -1 if the transport does not report it.
+     */
+    virtual int64_t GetHeldWorkRequests() const { return -1; }
+
     /** Payload bytes placed at this endpoint by its peer, duplicates excluded. */
     virtual uint64_t GetDeliveredBytes() const = 0;
     /** Data packets this endpoint sent, retransmissions included. */
@@ -91,8 +128,10 @@ class RdmaConnection : public Object
   protected:
     void DoDispose() override;
     void SetEndpoints(uint32_t localHost, uint32_t remoteHost, Ptr<RdmaMemory> memory);
-    /** Counts a posted request (for GetOutstanding). */
-    void CountPosted() { ++m_posted; }
+    /** Counts a posted Write or Send (for GetOutstanding and the invariant checks). */
+    void CountPosted(const RdmaWorkRequest& wr);
+    /** Counts a posted receive. */
+    void CountPosted(const RdmaRecvRequest& rr);
     /** Delivers one completion: callback, trace, counters. */
     void Complete(const RdmaCompletion& c);
 
@@ -103,6 +142,13 @@ class RdmaConnection : public Object
     uint64_t m_posted = 0;
     uint64_t m_completed = 0;
     uint64_t m_completedBytes = 0;
+    uint64_t m_postedRecvs = 0;
+    uint64_t m_completedRecvs = 0;
+    uint64_t m_unmatched = 0;
+    /** Per-request tracking state (rdma-connection.cc); null unless enabled. */
+    struct Tracker;
+    std::unique_ptr<Tracker> m_tracker;
+    void TrackCompletion(const RdmaCompletion& c);
     CompletionCallback m_completionCallback;
     TracedCallback<const RdmaCompletion&> m_completionTrace;
 };

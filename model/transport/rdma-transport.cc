@@ -83,6 +83,15 @@ RdmaTransport::Connect(Ptr<RdmaTransport> a, Ptr<RdmaTransport> b)
         ++a->m_accountedEndpoints;
         ++b->m_accountedEndpoints;
     }
+    // After the accounting: the tracking is the test suite's, not the transport's.
+    if (a->m_trackWorkRequests)
+    {
+        ea->EnableWorkRequestTracking();
+    }
+    if (b->m_trackWorkRequests)
+    {
+        eb->EnableWorkRequestTracking();
+    }
     return {ea, eb};
 }
 

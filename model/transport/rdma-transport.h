@@ -38,6 +38,13 @@ class RdmaTransport : public Object
     /** Number of connection endpoints on this host. */
     virtual uint32_t GetNConnections() const = 0;
     virtual Ptr<RdmaConnection> GetConnection(uint32_t index) const = 0;
+    /**
+     * Per-request completion tracking (RdmaConnection::EnableWorkRequestTracking)
+     * on every endpoint Connect creates afterwards. RdmaTransportHelper turns
+     * it on when Fabric::s_checkInvariantsOnDispose is set (the test suite).
+     */
+    void SetTrackWorkRequests(bool on) { m_trackWorkRequests = on; }
+    bool GetTrackWorkRequests() const { return m_trackWorkRequests; }
     /** Sets an attribute of every connection endpoint this transport creates afterwards. */
     virtual void SetConnectionAttribute(const std::string& name, const AttributeValue& value) = 0;
 
@@ -75,6 +82,7 @@ class RdmaTransport : public Object
     Ptr<RdmaMemory> m_memory;
 
   private:
+    bool m_trackWorkRequests = false; //!< SetTrackWorkRequests
     static bool s_heapAccounting;
     int64_t m_endpointHeapBytes = 0;
     uint32_t m_accountedEndpoints = 0;

@@ -302,7 +302,7 @@ MetaRoceConnection::Post(const RdmaWorkRequest& wr)
     m.wr = wr;
     m.posted = Simulator::Now();
     m.chunks = uint32_t((uint64_t(wr.length) + m_payloadSize - 1) / m_payloadSize);
-    CountPosted();
+    CountPosted(wr);
     if (m_outstandingMessages++ == 0)
     {
         m_lastProgressPs = Simulator::Now().GetPicoSeconds();
@@ -335,7 +335,7 @@ MetaRoceConnection::PostRecv(const RdmaRecvRequest& rr)
 {
     NS_ABORT_MSG_IF(rr.lkey != 0 && !GetLocalMemory()->CheckAccess(rr.lkey, rr.address, rr.length),
                     "MetaRoceConnection::PostRecv: buffer outside region " << rr.lkey);
-    CountPosted();
+    CountPosted(rr);
     m_receiver.PostRecv(rr);
 }
 

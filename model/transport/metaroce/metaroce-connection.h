@@ -381,6 +381,18 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     TracedCallback<uint32_t, uint64_t> m_planeRateTrace;
     TracedCallback<uint32_t, uint64_t, int32_t, Time> m_stalledTrace;
     TracedCallback<double> m_connectionWindowTrace;
+
+  public:
+    /** Invariant checks: messages not yet completed (in post order) plus receives posted. */
+    int64_t GetHeldWorkRequests() const override
+    {
+        uint64_t n = m_receiver.GetPostedReceives();
+        for (const auto& s : m_streams)
+        {
+            n += s.order.size();
+        }
+        return int64_t(n);
+    }
 };
 
 } // namespace ns3

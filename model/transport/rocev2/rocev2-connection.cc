@@ -205,7 +205,7 @@ RoceV2Connection::Post(const RdmaWorkRequest& wr)
     m.posted = Simulator::Now();
     m_messages.push_back(m);
     m_streamOrder[wr.stream].push_back(index);
-    CountPosted();
+    CountPosted(wr);
     if (wr.lkey != 0 && !GetLocalMemory()->CheckAccess(wr.lkey, wr.localAddress, wr.length))
     {
         Message(index).done = true;
@@ -250,8 +250,23 @@ RoceV2Connection::PostRecv(const RdmaRecvRequest& rr)
 {
     NS_ABORT_MSG_IF(rr.lkey != 0 && !GetLocalMemory()->CheckAccess(rr.lkey, rr.address, rr.length),
                     "RoceV2Connection::PostRecv: buffer outside region " << rr.lkey);
-    CountPosted();
+    CountPosted(rr);
     m_qps[rr.stream % m_qps.size()]->PostRecv(rr);
+}
+
+int64_t
+RoceV2Connection::GetHeldWorkRequests() const
+{
+    uint64_t n = 0;
+    for (const auto& order : m_streamOrder)
+    {
+        n += order.size();
+    }
+    for (const auto& qp : m_qps)
+    {
+        n += qp->GetPostedReceives();
+    }
+    return int64_t(n);
 }
 
 void

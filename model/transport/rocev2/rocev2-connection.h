@@ -50,6 +50,8 @@ class RoceV2Connection : public RdmaConnection
     uint64_t GetDeliveredBytes() const override { return GetStats().placedBytes; }
     uint64_t GetSentPackets() const override { return GetStats().packets; }
     uint64_t GetRetransmittedPackets() const override { return GetStats().retransmitted; }
+    /** Messages not yet completed (per stream, in post order) plus the QPs' posted receives. */
+    int64_t GetHeldWorkRequests() const override;
 
     uint32_t GetNQueuePairs() const { return m_qps.size(); }
     RoceV2QueuePair& GetQueuePair(uint32_t i) { return *m_qps[i]; }

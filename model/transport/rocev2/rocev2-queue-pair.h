@@ -130,6 +130,8 @@ class RoceV2QueuePair : public NicTxClient
 
     void PostSegment(const Segment& seg);
     void PostRecv(const RdmaRecvRequest& rr);
+    /** Receives posted and not yet completed. */
+    uint64_t GetPostedReceives() const { return m_rq.size(); }
 
     // NicTxClient
     Ptr<Packet> PullPacket(uint32_t plane,
