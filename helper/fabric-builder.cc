@@ -177,6 +177,13 @@ FabricBuilder::Build()
         monitor->Install(fabric);
         fabric->m_pfcMonitor = monitor;
     }
+    if (Fabric::s_checkInvariantsOnDispose)
+    {
+        // What each port last told and heard of PFC, for the end-of-run
+        // PFC checks (one callback per PAUSE frame; none without PFC).
+        fabric->m_pfcLog = Create<FabricPfcLog>();
+        fabric->m_pfcLog->Attach(fabric->GetAllPorts());
+    }
     NS_LOG_INFO("built " << m_spec.name << ": " << hosts << " hosts, "
                          << fabric->m_switchNodes.GetN() << " switches, "
                          << fabric->m_links.size() << " links");

@@ -26,6 +26,14 @@ std::vector<std::string>
 Fabric::CheckInvariants()
 {
     std::vector<std::string> violations;
+    // Every port up to date first: a port's catch-up may release a lossless
+    // frame and make its switch send a resume out of another port, which
+    // must not happen between reading that port and the wires.
+    const std::vector<Ptr<FabricPort>> ports = GetAllPorts();
+    for (const auto& port : ports)
+    {
+        port->Sync();
+    }
     uint64_t sent = 0;
     uint64_t delivered = 0;
     for (const auto& nic : m_nics)
@@ -37,9 +45,8 @@ Fabric::CheckInvariants()
     uint64_t pauseConsumed = 0;
     uint64_t dropped = 0;
     uint64_t queued = 0;
-    for (const auto& port : GetAllPorts())
+    for (const auto& port : ports)
     {
-        port->Sync();
         const FabricPortStats& st = port->GetStats();
         pauseSent += st.pfcTxFrames;
         pauseConsumed += st.pfcRxFrames;
@@ -73,6 +80,19 @@ Fabric::CheckInvariants()
                                  " bytes, above its buffer");
         }
     }
+    const FabricInvariantSnapshot snapshot = TakeInvariantSnapshot(*this, GetPfcLog());
+    for (auto& v : CheckBufferInvariants(snapshot))
+    {
+        violations.push_back(std::move(v));
+    }
+    for (auto& v : CheckPfcInvariants(snapshot))
+    {
+        violations.push_back(std::move(v));
+    }
+    for (auto& v : CheckTransportInvariants(*this))
+    {
+        violations.push_back(std::move(v));
+    }
     return violations;
 }
 
@@ -89,6 +109,7 @@ Fabric::DoDispose()
                                      << ": invariant violated: " << v);
         }
     }
+    m_pfcLog = nullptr; // disconnects from the ports' traces
     // Ports, channels, switches and NICs refer to one another: dispose each
     // so that the cycles break and nothing outlives the simulation.
     for (auto& link : m_links)

@@ -14,6 +14,7 @@
 
 #include "fabric-channel.h"
 #include "fabric-graph.h"
+#include "fabric-invariants.h"
 #include "fabric-port.h"
 #include "fabric-spec.h"
 #include "fabric-switch.h"
@@ -97,13 +98,21 @@ class Fabric : public Object
     uint64_t GetPacketHops() const;
 
     /**
-     * Checks the fabric's conservation and accounting invariants now (after
-     * bringing every port up to date): every frame a NIC sent (plus every
-     * PAUSE frame a port sent) was delivered to an endpoint, consumed as a
-     * PAUSE, dropped with a reason, is queued, or is on a wire; no switch
-     * buffer holds more than its capacity. \return the violations (empty: none).
+     * Checks the fabric's invariants now (after bringing every port up to
+     * date): every frame a NIC sent (plus every PAUSE frame a port sent) was
+     * delivered to an endpoint, consumed as a PAUSE, dropped with a reason,
+     * is queued, or is on a wire; no switch buffer holds more than its
+     * capacity; queue counters, buffer charges and the shared pool agree
+     * (CheckBufferInvariants); the PFC state of every switch ingress and
+     * every port is consistent, with its accounting and with its peer
+     * (CheckPfcInvariants); every completion of the transports on its hosts
+     * matched exactly one posted request (CheckTransportInvariants).
+     * docs/hardening.md lists each check and why it holds.
+     * \return the violations (empty: none).
      */
     std::vector<std::string> CheckInvariants();
+    /** The PFC frame log (attached by the builder when s_checkInvariantsOnDispose; else null). */
+    const FabricPfcLog* GetPfcLog() const { return PeekPointer(m_pfcLog); }
     /**
      * When true, every fabric checks its invariants when it is disposed (at
      * Simulator::Destroy) and aborts on a violation. The test suite sets it,
@@ -132,6 +141,7 @@ class Fabric : public Object
     Time m_convergenceDelay;
     uint32_t m_routeComputations = 0;
     Ptr<Object> m_pfcMonitor; //!< a FabricPfcMonitor (held as Object: no include cycle)
+    Ptr<FabricPfcLog> m_pfcLog; //!< last PFC frames per port (invariant checks only)
 };
 
 } // namespace ns3
