@@ -212,6 +212,15 @@ FabricPort::SetDataRate(DataRate rate)
     m_rate = rate;
     m_bps = rate.GetBitRate();
     m_psPerByte = (kBitPs % m_bps == 0) ? kBitPs / m_bps : 0;
+    // Frames already queued now take their time at the new rate.
+    for (uint32_t cls = 0; cls < kTrafficClasses; ++cls)
+    {
+        m_queuedPs[cls] = 0;
+        for (size_t i = 0; i < m_queues[cls].size(); ++i)
+        {
+            m_queuedPs[cls] += LinePs(WireBytes(m_queues[cls][i].bytes, m_interframeBytes));
+        }
+    }
 }
 
 uint64_t
