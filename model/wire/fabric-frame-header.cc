@@ -30,7 +30,7 @@ FabricFrameHeader::GetInstanceTypeId() const
 uint32_t
 FabricFrameHeader::GetSerializedSize() const
 {
-    return kBytes;
+    return kBytes + (inner ? inner->GetSerializedSize() : 0);
 }
 
 uint16_t
@@ -89,6 +89,10 @@ FabricFrameHeader::Serialize(Buffer::Iterator start) const
     udp[5] = udpLen & 0xff;
     udp[6] = udp[7] = 0;
     start.Write(b, kBytes);
+    if (inner)
+    {
+        inner->Serialize(start);
+    }
 }
 
 uint32_t

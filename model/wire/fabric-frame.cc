@@ -10,6 +10,7 @@ FrameInfo
 BuildFrame(Ptr<Packet> payload, const FrameAddress& addr)
 {
     FabricFrameHeader h;
+    h.inner = addr.inner;
     NS_ASSERT(addr.plane < FabricAddress::kMaxPlanes && addr.srcHost < FabricAddress::kMaxHosts &&
               addr.dstHost < FabricAddress::kMaxHosts);
     const uint32_t src = FabricAddress::HostIpU32(addr.plane, addr.srcHost);

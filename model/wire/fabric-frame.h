@@ -53,6 +53,12 @@ struct FrameAddress
     uint16_t dstPort = 0; //!< UDP destination port: selects the transport
     uint8_t dscp = 0;     //!< six-bit DSCP: selects the traffic class
     Ecn ecn = Ecn::NotEct;
+    /**
+     * The sender's own header (transport, test traffic), if it leaves adding
+     * it to BuildFrame: written with the frame headers in one AddHeader
+     * (FabricFrameHeader::inner). Not owned; must live until the frame is built.
+     */
+    const Header* inner = nullptr;
 };
 
 /** The header fields forwarding and demultiplexing need, in host byte order. */
@@ -70,6 +76,8 @@ struct FrameInfo
  * Prepends Ethernet, IPv4 and UDP headers to a payload packet (in place).
  * IPv4 carries a real header checksum; UDP's checksum is 0 (allowed over
  * IPv4, and what RoCEv2 NICs send). TTL 64, DF set, IP id 0.
+ * \p addr.inner, if set, is serialised between the UDP header and the payload
+ * in the same pass (FabricFrameHeader::inner).
  * \return the forwarding fields of the frame just built (no need to parse it).
  */
 FrameInfo BuildFrame(Ptr<Packet> payload, const FrameAddress& addr);

@@ -553,7 +553,9 @@ MetaRoceConnection::PullPacket(uint32_t plane,
     const uint64_t line = LineBps(plane);
     if (ps.rateBps < line)
     {
-        const uint64_t wire = WireBytes(packet->GetSize() + kFrameHeaderBytes);
+        // The payload (BuildPacket leaves the data header to the NIC).
+        const uint64_t wire =
+            WireBytes(packet->GetSize() + MetaRoceDataHeader::kBytes + kFrameHeaderBytes);
         ps.nextSendPs = std::max(now, ps.nextSendPs) +
                         int64_t(double(wire) * 8e12 / double(ps.rateBps));
     }
@@ -568,9 +570,12 @@ Ptr<Packet>
 MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, const ChunkRef& ref,
                                 uint8_t flags, FrameAddress& addr)
 {
+    // The header goes to the transport's transmit header, which the NIC
+    // writes with the frame headers in one pass (FrameAddress::inner).
+    MetaRoceDataHeader& h = m_transport->TxHeader();
+    h = MetaRoceDataHeader();
     if (ref.message == kProbe)
     {
-        MetaRoceDataHeader h;
         h.flags = flags;
         h.pathId = pathIndex;
         h.pathEpoch = path.epoch;
@@ -578,9 +583,9 @@ MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, co
         h.pathSeq = seq;
         h.timestampPs = Simulator::Now().GetPicoSeconds();
         Ptr<Packet> probe = Create<Packet>();
-        probe->AddHeader(h);
         addr = m_transport->DataAddress(GetRemoteHost(), GetPathPlane(pathIndex), path.srcPort);
         addr.ecn = m_ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
+        addr.inner = &h;
         return probe;
     }
     const TxMessage& m = Message(ref.message);
@@ -593,7 +598,6 @@ MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, co
         bytes = GetLocalMemory()->Bytes(m.wr.lkey, m.wr.localAddress + offset);
     }
     packet = bytes ? Create<Packet>(bytes, len) : Create<Packet>(len);
-    MetaRoceDataHeader h;
     h.opcode = m.wr.opcode == RdmaOpcode::Write ? MetaRoceDataHeader::WRITE : MetaRoceDataHeader::SEND;
     h.flags = flags | (ref.chunk == 0 ? MetaRoceDataHeader::FIRST : 0) |
               (ref.chunk + 1 == m.chunks ? MetaRoceDataHeader::LAST : 0);
@@ -615,9 +619,9 @@ MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, co
         h.keyOrMatch = m.sendSeq;
     }
     h.timestampPs = Simulator::Now().GetPicoSeconds();
-    packet->AddHeader(h);
     addr = m_transport->DataAddress(GetRemoteHost(), GetPathPlane(pathIndex), path.srcPort);
     addr.ecn = m_ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
+    addr.inner = &h;
     ++m_stats.dataPackets;
     m_stats.payloadBytes += len;
     return packet;
@@ -1208,15 +1212,13 @@ MetaRoceConnection::ReceiveData(const MetaRoceDataHeader& h, Ptr<Packet> payload
     }
     ack.connection = m_remoteId;
     ack.rateHintMbps = uint32_t(std::max<uint64_t>(1, hintBps / 1000000));
-    Ptr<Packet> p = Create<Packet>();
-    p->AddHeader(ack);
     // The ACK of a path keeps one reverse route per epoch (its own entropy).
     const uint16_t port =
         uint16_t(49152 + ((uint32_t(h.pathId) * 2654435761u) ^ (uint32_t(h.pathEpoch) << 8) ^
                           (m_id * 40503u)) %
                              16384);
     ++m_stats.acksSent;
-    m_transport->SendAck(p, plane, GetRemoteHost(), port);
+    m_transport->SendAck(ack, plane, GetRemoteHost(), port);
 }
 
 } // namespace ns3

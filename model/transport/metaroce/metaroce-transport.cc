@@ -142,11 +142,15 @@ MetaRoceTransport::DataAddress(uint32_t dstHost, uint32_t plane, uint16_t srcPor
 }
 
 void
-MetaRoceTransport::SendAck(Ptr<Packet> ack, uint32_t plane, uint32_t dstHost, uint16_t srcPort)
+MetaRoceTransport::SendAck(const MetaRoceAckHeader& ack,
+                           uint32_t plane,
+                           uint32_t dstHost,
+                           uint16_t srcPort)
 {
     FrameAddress a = m_nic->AddressTo(dstHost, plane, srcPort, m_udpPort);
     a.dscp = m_ackDscp;
-    m_nic->Send(ack, plane, a);
+    a.inner = &ack;
+    m_nic->Send(Create<Packet>(), plane, a);
 }
 
 uint16_t

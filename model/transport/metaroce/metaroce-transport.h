@@ -67,7 +67,14 @@ class MetaRoceTransport : public RdmaTransport
     // For endpoints
     Ptr<NicScheduler> GetScheduler() const { return m_scheduler; }
     FrameAddress DataAddress(uint32_t dstHost, uint32_t plane, uint16_t srcPort) const;
-    void SendAck(Ptr<Packet> ack, uint32_t plane, uint32_t dstHost, uint16_t srcPort);
+    /** Sends an ACK (the header is written with the frame headers, in one pass). */
+    void SendAck(const MetaRoceAckHeader& ack, uint32_t plane, uint32_t dstHost, uint16_t srcPort);
+    /**
+     * The data header an endpoint fills for the packet it is handing to the
+     * NIC scheduler (FrameAddress::inner points here): one per host, since
+     * the scheduler frames each pulled packet before it pulls the next.
+     */
+    MetaRoceDataHeader& TxHeader() { return m_txHeader; }
     /** A UDP source port for a new path or repath: distinct across this host's recent paths. */
     uint16_t AllocateSourcePort();
     uint16_t GetUdpPort() const { return m_udpPort; }
@@ -102,6 +109,7 @@ class MetaRoceTransport : public RdmaTransport
     uint64_t m_malformed = 0;
     DataFaultInjector m_dataFault;
     AckFaultInjector m_ackFault;
+    MetaRoceDataHeader m_txHeader;
 };
 
 } // namespace ns3
