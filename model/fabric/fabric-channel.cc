@@ -55,9 +55,15 @@ FabricChannel::Attach(Ptr<FabricPort> port)
 class FabricChannel::FrameArrival : public EventImpl
 {
   public:
-    FrameArrival(FabricChannel* channel, uint32_t to, Ptr<Packet> frame, uint32_t epoch, int64_t atNs)
+    FrameArrival(FabricChannel* channel,
+                 uint32_t to,
+                 Ptr<Packet> frame,
+                 const FrameInfo& info,
+                 uint32_t epoch,
+                 int64_t atNs)
         : m_channel(channel),
           m_frame(std::move(frame)),
+          m_info(info),
           m_to(to),
           m_epoch(epoch),
           m_atNs(atNs)
@@ -89,7 +95,7 @@ class FabricChannel::FrameArrival : public EventImpl
 #endif
 
   protected:
-    void Notify() override { m_channel->Deliver(m_to, std::move(m_frame), m_epoch, m_atNs); }
+    void Notify() override { m_channel->Deliver(m_to, std::move(m_frame), m_info, m_epoch, m_atNs); }
 
   private:
     /** Blocks of finished arrivals; never shrinks (bounded by the peak of frames in flight). */
@@ -103,6 +109,7 @@ class FabricChannel::FrameArrival : public EventImpl
 
     FabricChannel* m_channel;
     Ptr<Packet> m_frame;
+    FrameInfo m_info;
     uint32_t m_to;
     uint32_t m_epoch;
     int64_t m_atNs;
@@ -117,7 +124,11 @@ FabricChannel::SetDelay(Time delay)
 }
 
 void
-FabricChannel::Transmit(const FabricPort* from, Ptr<Packet> frame, int64_t txEndPs, int64_t nowPs)
+FabricChannel::Transmit(const FabricPort* from,
+                        Ptr<Packet> frame,
+                        const FrameInfo& info,
+                        int64_t txEndPs,
+                        int64_t nowPs)
 {
     const uint32_t to = (m_ports[0] == from) ? 1 : 0;
     const int64_t atNs = (txEndPs + 999) / 1000 + m_delayNs;
@@ -125,11 +136,15 @@ FabricChannel::Transmit(const FabricPort* from, Ptr<Packet> frame, int64_t txEnd
     Simulator::ScheduleWithContext(
         m_peerContext[to],
         NanoSeconds(atNs) - PicoSeconds(nowPs),
-        new FrameArrival(this, to, std::move(frame), m_epoch, atNs));
+        new FrameArrival(this, to, std::move(frame), info, m_epoch, atNs));
 }
 
 void
-FabricChannel::Deliver(uint32_t to, Ptr<Packet> frame, uint32_t epoch, int64_t nowNs)
+FabricChannel::Deliver(uint32_t to,
+                       Ptr<Packet> frame,
+                       const FrameInfo& info,
+                       uint32_t epoch,
+                       int64_t nowNs)
 {
     // The sender's next frame started at the latest when this one's last bit
     // left, one propagation delay ago: this arrival is the event that drives
@@ -137,7 +152,7 @@ FabricChannel::Deliver(uint32_t to, Ptr<Packet> frame, uint32_t epoch, int64_t n
     --m_inFlight;
     const int64_t nowPs = nowNs * 1000;
     m_ports[1 - to]->SyncAt(nowPs);
-    m_ports[to]->Receive(std::move(frame), epoch, nowPs);
+    m_ports[to]->Receive(std::move(frame), info, epoch, nowPs);
 }
 
 void

@@ -8,6 +8,8 @@
 #ifndef METAROCE_FABRIC_CHANNEL_H
 #define METAROCE_FABRIC_CHANNEL_H
 
+#include "fabric-frame.h"
+
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
@@ -33,7 +35,11 @@ class FabricChannel : public Channel
      * port the propagation delay later, rounded up to the nanosecond.
      * \p nowPs is the current simulation time.
      */
-    void Transmit(const FabricPort* from, Ptr<Packet> frame, int64_t txEndPs, int64_t nowPs);
+    void Transmit(const FabricPort* from,
+                  Ptr<Packet> frame,
+                  const FrameInfo& info,
+                  int64_t txEndPs,
+                  int64_t nowPs);
 
     /** Brings the link up or down now; both ports are told at once. */
     void SetLinkUp(bool up);
@@ -59,7 +65,7 @@ class FabricChannel : public Channel
     class FrameArrival;
 
     /** A frame reaches side \p to at \p nowNs: the sender catches up, the receiver receives. */
-    void Deliver(uint32_t to, Ptr<Packet> frame, uint32_t epoch, int64_t nowNs);
+    void Deliver(uint32_t to, Ptr<Packet> frame, const FrameInfo& info, uint32_t epoch, int64_t nowNs);
 
     Time m_delay;
     int64_t m_delayNs = 0; //!< m_delay in nanoseconds (the arrival events' resolution)

@@ -301,12 +301,14 @@ FabricPort::EnqueueAt(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress
             }
         }
     }
+    bool marked = false;
     if (m_ecnEnabled && (info.ecn == Ecn::Ect0 || info.ecn == Ecn::Ect1))
     {
         const double p = EcnMarkProbability(m_queueBytes);
         if (p >= 1.0 || (p > 0.0 && m_ecnRng->GetValue() < p))
         {
             SetFrameEcn(frame, Ecn::Ce);
+            marked = true;
             ++m_stats.ecnMarked;
             if (!m_ecnMarkTrace.IsEmpty())
             {
@@ -314,8 +316,17 @@ FabricPort::EnqueueAt(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress
             }
         }
     }
-    m_queues[cls].push_back(
-        Queued{std::move(frame), bytes, static_cast<uint16_t>(ingress), priority, charge, nowPs});
+    m_queues[cls].push_back(Queued{std::move(frame),
+                                   info,
+                                   bytes,
+                                   static_cast<uint16_t>(ingress),
+                                   priority,
+                                   charge,
+                                   nowPs});
+    if (marked)
+    {
+        m_queues[cls].back().info.ecn = Ecn::Ce;
+    }
     m_queuedPs[cls] += LinePs(WireBytes(bytes, m_interframeBytes));
     SetQueueBytes(m_queueBytes + bytes);
     if (m_queueBytes > m_stats.peakQueueBytes)
@@ -444,7 +455,7 @@ FabricPort::Commit(uint32_t cls, int64_t startPs, int64_t nowPs)
     {
         m_snifferTrace(q.frame);
     }
-    m_channel->Transmit(this, std::move(q.frame), m_txFreePs, nowPs);
+    m_channel->Transmit(this, std::move(q.frame), q.info, m_txFreePs, nowPs);
     // Last: a PFC release may make the switch send a resume (on this port too).
     ReleaseCharge(q);
 }
@@ -480,7 +491,7 @@ FabricPort::Wake()
 }
 
 void
-FabricPort::Receive(Ptr<Packet> frame, uint32_t epoch, int64_t nowPs)
+FabricPort::Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t epoch, int64_t nowPs)
 {
     if (!m_linkUp || epoch != m_channel->GetEpoch())
     {
@@ -506,7 +517,7 @@ FabricPort::Receive(Ptr<Packet> frame, uint32_t epoch, int64_t nowPs)
     {
         m_macRxTrace(frame);
     }
-    m_sink->ReceiveFromPort(this, std::move(frame), nowPs);
+    m_sink->ReceiveFromPort(this, std::move(frame), info, nowPs);
 }
 
 void
@@ -590,7 +601,7 @@ FabricPort::SendPfc(PfcPauseHeader header)
     m_stats.txWireBytes += wire;
     m_pfcTxTrace(frame);
     m_snifferTrace(frame);
-    m_channel->Transmit(this, frame, m_txFreePs, nowPs);
+    m_channel->Transmit(this, frame, FrameInfo{}, m_txFreePs, nowPs); // MAC control: no IP fields
     if ((m_eventPerDequeue || m_trackDepartures) && m_queueBytes > 0)
     {
         ArmWake();

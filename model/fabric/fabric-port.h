@@ -78,8 +78,15 @@ class FabricPacketSink
 {
   public:
     virtual ~FabricPacketSink() = default;
-    /** A frame arrived on \p port and passed the error model; \p nowPs is the current time. */
-    virtual void ReceiveFromPort(FabricPort* port, Ptr<Packet> frame, int64_t nowPs) = 0;
+    /**
+     * A frame arrived on \p port and passed the error model; \p nowPs is the
+     * current time. \p info holds its forwarding fields, parsed once when it
+     * entered the fabric (and updated when a port marks it CE).
+     */
+    virtual void ReceiveFromPort(FabricPort* port,
+                                 Ptr<Packet> frame,
+                                 const FrameInfo& info,
+                                 int64_t nowPs) = 0;
     /** \p port's link went up or down (called at the moment it happens). */
     virtual void PortLinkChanged(FabricPort* port, bool up) {}
     /** Brings every port sharing a buffer with the caller up to date (FabricPort::Sync). */
@@ -194,7 +201,7 @@ class FabricPort : public NetDevice
      * Called by the channel: a frame's last bit arrived at \p nowPs (the
      * current time). \p epoch is the link epoch at send time.
      */
-    void Receive(Ptr<Packet> frame, uint32_t epoch, int64_t nowPs);
+    void Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t epoch, int64_t nowPs);
     /** Starts every frame whose start time has come (see "lazy departures"). */
     void Sync();
     /** Sync when the caller knows the current time \p nowPs. */
@@ -280,6 +287,7 @@ class FabricPort : public NetDevice
     struct Queued
     {
         Ptr<Packet> frame;
+        FrameInfo info;    //!< its forwarding fields, handed to the next hop with it
         uint32_t bytes;
         uint16_t ingress;  //!< owner's port it arrived on (kChargeLossless)
         uint8_t priority;  //!< its PFC priority (kChargeLossless)

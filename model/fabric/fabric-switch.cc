@@ -188,14 +188,11 @@ FabricSwitch::SelectPort(const FrameInfo& info) const
 }
 
 void
-FabricSwitch::ReceiveFromPort(FabricPort* port, Ptr<Packet> frame, int64_t nowPs)
+FabricSwitch::ReceiveFromPort(FabricPort* port,
+                              Ptr<Packet> frame,
+                              const FrameInfo& info,
+                              int64_t nowPs)
 {
-    FrameInfo info;
-    if (!ParseFrame(*frame, info))
-    {
-        port->RecordDrop(frame, DropReason::Malformed);
-        return;
-    }
     int32_t out = SelectPort(info);
     if (out < 0)
     {

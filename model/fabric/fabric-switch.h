@@ -107,7 +107,10 @@ class FabricSwitch : public Object, public FabricPacketSink
     typedef void (*PfcIngressTracedCallback)(uint32_t port, uint8_t priority, bool xoff);
 
     // FabricPacketSink
-    void ReceiveFromPort(FabricPort* port, Ptr<Packet> frame, int64_t nowPs) override;
+    void ReceiveFromPort(FabricPort* port,
+                         Ptr<Packet> frame,
+                         const FrameInfo& info,
+                         int64_t nowPs) override;
     void PortLinkChanged(FabricPort* port, bool up) override;
     void SyncPorts() override;
     PfcAdmission AdmitLossless(uint32_t ingress, uint8_t priority, uint32_t bytes) override;

@@ -103,10 +103,9 @@ RdmaNic::PlaneOf(const FabricPort* port) const
 }
 
 void
-RdmaNic::ReceiveFromPort(FabricPort* port, Ptr<Packet> frame, int64_t)
+RdmaNic::ReceiveFromPort(FabricPort* port, Ptr<Packet> frame, const FrameInfo& info, int64_t)
 {
-    FrameInfo info;
-    if (!ParseFrame(*frame, info) || FabricAddress::HostOf(info.dstIp) != m_host)
+    if (FabricAddress::HostOf(info.dstIp) != m_host)
     {
         port->RecordDrop(frame, DropReason::Malformed);
         return;

@@ -74,7 +74,10 @@ class RdmaNic : public Object, public FabricPacketSink
     void AddResumeListener(ResumeListener listener) { m_resumeListeners.push_back(listener); }
 
     // FabricPacketSink
-    void ReceiveFromPort(FabricPort* port, Ptr<Packet> frame, int64_t nowPs) override;
+    void ReceiveFromPort(FabricPort* port,
+                         Ptr<Packet> frame,
+                         const FrameInfo& info,
+                         int64_t nowPs) override;
     void PortLinkChanged(FabricPort* port, bool up) override;
     void PortResumed(FabricPort* port) override;
 
