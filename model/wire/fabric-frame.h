@@ -2,9 +2,10 @@
  * The wire format every fabric packet uses: Ethernet II, IPv4 (ECN in the
  * low two bits of the TOS byte, DSCP in the high six), UDP. Frames are built
  * with ns-3's own Header classes, so pcap captures decode as
- * Ethernet/IPv4/UDP. Forwarding reads the few fields it needs from the frame
- * bytes in one copy (ParseFrame) instead of deserialising three headers per
- * hop; the byte offsets are those of RFC 791 / RFC 768 with a 20-byte IPv4
+ * Ethernet/IPv4/UDP. The few fields forwarding needs (FrameInfo) are read
+ * once, where a frame enters the fabric (BuildFrame returns them; ParseFrame
+ * reads them from the bytes in one copy), and travel with the frame from hop
+ * to hop (a port that marks CE updates both); the byte offsets are those of RFC 791 / RFC 768 with a 20-byte IPv4
  * header, which is what BuildFrame writes (FabricFrameHeader: the three
  * headers in one serialisation pass, byte-identical to ns-3's classes).
  */
