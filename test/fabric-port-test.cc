@@ -31,7 +31,7 @@ struct RecordingSink : FabricPacketSink
     std::vector<Time> arrivals;
     std::vector<uint16_t> srcPorts;
 
-    void ReceiveFromPort(FabricPort*, Ptr<Packet> frame, const FrameInfo&, int64_t) override
+    void ReceiveFromPort(FabricPort*, const Ptr<Packet>& frame, const FrameInfo&, int64_t) override
     {
         FrameInfo info;
         REQUIRE(ParseFrame(*frame, info));

@@ -49,7 +49,7 @@ struct RecordingSink : FabricPacketSink
     std::vector<uint16_t> srcPorts;
     std::vector<Time> resumes;
 
-    void ReceiveFromPort(FabricPort*, Ptr<Packet> frame, const FrameInfo&, int64_t) override
+    void ReceiveFromPort(FabricPort*, const Ptr<Packet>& frame, const FrameInfo&, int64_t) override
     {
         FrameInfo info;
         REQUIRE(ParseFrame(*frame, info));

@@ -36,7 +36,14 @@ class RingBuffer
     T& operator[](size_t i) { return m_data[(m_head + i) & (m_capacity - 1)]; }
     const T& operator[](size_t i) const { return m_data[(m_head + i) & (m_capacity - 1)]; }
 
-    void push_back(T value)
+    void push_back(const T& value)
+    {
+        Reserve(m_size + 1);
+        m_data[(m_head + m_size) & (m_capacity - 1)] = value;
+        ++m_size;
+    }
+
+    void push_back(T&& value)
     {
         Reserve(m_size + 1);
         m_data[(m_head + m_size) & (m_capacity - 1)] = std::move(value);

@@ -36,7 +36,7 @@ class FabricChannel : public Channel
      * \p nowPs is the current simulation time.
      */
     void Transmit(const FabricPort* from,
-                  Ptr<Packet> frame,
+                  const Ptr<Packet>& frame,
                   const FrameInfo& info,
                   int64_t txEndPs,
                   int64_t nowPs);
@@ -65,7 +65,11 @@ class FabricChannel : public Channel
     class FrameArrival;
 
     /** A frame reaches side \p to at \p nowNs: the sender catches up, the receiver receives. */
-    void Deliver(uint32_t to, Ptr<Packet> frame, const FrameInfo& info, uint32_t epoch, int64_t nowNs);
+    void Deliver(uint32_t to,
+                 const Ptr<Packet>& frame,
+                 const FrameInfo& info,
+                 uint32_t epoch,
+                 int64_t nowNs);
 
     Time m_delay;
     int64_t m_delayNs = 0; //!< m_delay in nanoseconds (the arrival events' resolution)

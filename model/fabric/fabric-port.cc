@@ -250,11 +250,14 @@ FabricPort::EcnMarkProbability(uint32_t queueBytes) const
 bool
 FabricPort::Enqueue(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress)
 {
-    return EnqueueAt(std::move(frame), info, ingress, Simulator::Now().GetPicoSeconds());
+    return EnqueueAt(frame, info, ingress, Simulator::Now().GetPicoSeconds());
 }
 
 bool
-FabricPort::EnqueueAt(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress, int64_t nowPs)
+FabricPort::EnqueueAt(const Ptr<Packet>& frame,
+                      const FrameInfo& info,
+                      uint32_t ingress,
+                      int64_t nowPs)
 {
     CatchUp(nowPs); // queue state as of now: admission and marking are exact
     const uint32_t bytes = frame->GetSize();
@@ -316,7 +319,7 @@ FabricPort::EnqueueAt(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress
             }
         }
     }
-    m_queues[cls].push_back(Queued{std::move(frame),
+    m_queues[cls].push_back(Queued{frame,
                                    info,
                                    bytes,
                                    static_cast<uint16_t>(ingress),
@@ -455,7 +458,7 @@ FabricPort::Commit(uint32_t cls, int64_t startPs, int64_t nowPs)
     {
         m_snifferTrace(q.frame);
     }
-    m_channel->Transmit(this, std::move(q.frame), q.info, m_txFreePs, nowPs);
+    m_channel->Transmit(this, q.frame, q.info, m_txFreePs, nowPs);
     // Last: a PFC release may make the switch send a resume (on this port too).
     ReleaseCharge(q);
 }
@@ -491,7 +494,7 @@ FabricPort::Wake()
 }
 
 void
-FabricPort::Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t epoch, int64_t nowPs)
+FabricPort::Receive(const Ptr<Packet>& frame, const FrameInfo& info, uint32_t epoch, int64_t nowPs)
 {
     if (!m_linkUp || epoch != m_channel->GetEpoch())
     {
@@ -517,7 +520,7 @@ FabricPort::Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t epoch, in
     {
         m_macRxTrace(frame);
     }
-    m_sink->ReceiveFromPort(this, std::move(frame), info, nowPs);
+    m_sink->ReceiveFromPort(this, frame, info, nowPs);
 }
 
 void

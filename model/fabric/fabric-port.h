@@ -84,7 +84,7 @@ class FabricPacketSink
      * entered the fabric (and updated when a port marks it CE).
      */
     virtual void ReceiveFromPort(FabricPort* port,
-                                 Ptr<Packet> frame,
+                                 const Ptr<Packet>& frame,
                                  const FrameInfo& info,
                                  int64_t nowPs) = 0;
     /** \p port's link went up or down (called at the moment it happens). */
@@ -158,7 +158,7 @@ class FabricPort : public NetDevice
      */
     bool Enqueue(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress = kNoIngress);
     /** Enqueue when the caller knows the current time \p nowPs (saves asking the simulator). */
-    bool EnqueueAt(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress, int64_t nowPs);
+    bool EnqueueAt(const Ptr<Packet>& frame, const FrameInfo& info, uint32_t ingress, int64_t nowPs);
 
     /** Traffic class of a frame with this DSCP. */
     uint32_t ClassOf(uint8_t dscp) const { return dscp == m_controlDscp ? kControlClass : kDataClass; }
@@ -201,7 +201,7 @@ class FabricPort : public NetDevice
      * Called by the channel: a frame's last bit arrived at \p nowPs (the
      * current time). \p epoch is the link epoch at send time.
      */
-    void Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t epoch, int64_t nowPs);
+    void Receive(const Ptr<Packet>& frame, const FrameInfo& info, uint32_t epoch, int64_t nowPs);
     /** Starts every frame whose start time has come (see "lazy departures"). */
     void Sync();
     /** Sync when the caller knows the current time \p nowPs. */

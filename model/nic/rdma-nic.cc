@@ -103,7 +103,10 @@ RdmaNic::PlaneOf(const FabricPort* port) const
 }
 
 void
-RdmaNic::ReceiveFromPort(FabricPort* port, Ptr<Packet> frame, const FrameInfo& info, int64_t)
+RdmaNic::ReceiveFromPort(FabricPort* port,
+                         const Ptr<Packet>& frame,
+                         const FrameInfo& info,
+                         int64_t)
 {
     if (FabricAddress::HostOf(info.dstIp) != m_host)
     {
