@@ -341,3 +341,55 @@ TEST_CASE("Fabric: the invariant check counts frames in flight and catches a fra
     CHECK(violations[0].find("frames not conserved") != std::string::npos);
     Fabric::s_checkInvariantsOnDispose = false; // this one is broken on purpose
 }
+
+TEST_CASE("Fabric: a packet-hop costs one event (the frame's arrival), nothing per departure",
+          "[fabric]")
+{
+    // Issue 6's budget: close to one event per packet-hop. On the saturated
+    // 64-host 8-plane fabric (the speed benchmark's scenario, 20 us) every
+    // event must be either a frame arrival (at most one per hop put on a
+    // link), a source's send (one per packet) or one of a bounded number of
+    // start/stop events: lazy departures schedule nothing per dequeue, and a
+    // switch hop schedules nothing but the next arrival.
+    ObjectFactory sched;
+    sched.SetTypeId("ns3::TimingWheelScheduler");
+    Simulator::SetScheduler(sched);
+    FabricSpec spec = test::LoadTopology("clos-64h-8p");
+    FabricBuilder builder(spec);
+    Ptr<Fabric> fabric = builder.Build();
+    fabric->AssignStreams(1);
+    const Time duration = MicroSeconds(20);
+    FabricTrafficHelper traffic(fabric);
+    traffic.SetSourceAttribute("SourcePortCount", UintegerValue(8));
+    ApplicationContainer sinks = traffic.InstallSinks(Time(0), duration);
+    ApplicationContainer sources =
+        traffic.InstallPattern(FabricTrafficHelper::RandomDerangement(spec.Hosts(), 1),
+                               1.0,
+                               Time(0),
+                               duration);
+    const uint64_t before = Simulator::GetEventCount();
+    Simulator::Stop(duration);
+    Simulator::Run();
+    const uint64_t events = Simulator::GetEventCount() - before;
+    uint64_t sent = 0;
+    for (uint32_t i = 0; i < sources.GetN(); ++i)
+    {
+        sent += DynamicCast<FabricTrafficSource>(sources.Get(i))->GetSentPackets();
+    }
+    const uint64_t hops = fabric->GetPacketHops();
+    const uint64_t apps = sources.GetN() + sinks.GetN();
+    INFO("events " << events << ", hops " << hops << ", packets sent " << sent);
+    REQUIRE(hops > 50000); // saturated: 512 host links at 100 Gb/s for 20 us
+    // Starts and stops: two per application, the Stop event, slack of 16.
+    CHECK(events <= hops + sent + 2 * apps + 17);
+    // And the arrivals are really there: every hop but the frames still on
+    // the wire arrived through one event, and every packet but each source's
+    // first (sent from its start) through one send event.
+    uint64_t onWire = 0;
+    for (const auto& link : fabric->GetLinks())
+    {
+        onWire += link.channel->GetFramesInFlight();
+    }
+    CHECK(events + onWire + sources.GetN() >= hops + sent);
+    Simulator::Destroy();
+}
