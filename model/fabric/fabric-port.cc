@@ -218,7 +218,7 @@ FabricPort::SetDataRate(DataRate rate)
         m_queuedPs[cls] = 0;
         for (size_t i = 0; i < m_queues[cls].size(); ++i)
         {
-            m_queuedPs[cls] += LinePs(WireBytes(m_queues[cls][i].bytes, m_interframeBytes));
+            m_queuedPs[cls] += TransmissionPs(m_queues[cls][i].bytes);
         }
     }
 }
@@ -330,7 +330,7 @@ FabricPort::EnqueueAt(const Ptr<Packet>& frame,
     {
         m_queues[cls].back().info.ecn = Ecn::Ce;
     }
-    m_queuedPs[cls] += LinePs(WireBytes(bytes, m_interframeBytes));
+    m_queuedPs[cls] += TransmissionPs(bytes);
     SetQueueBytes(m_queueBytes + bytes);
     if (m_queueBytes > m_stats.peakQueueBytes)
     {

@@ -463,7 +463,7 @@ MetaRoceConnection::PullPacket(uint32_t plane,
         notBeforePs = ps.nextSendPs; // the scheduler wakes the plane then
         return nullptr;
     }
-    if (m_inFlight >= std::max(1u, uint32_t(m_cc.cwnd)) || !HasNewData())
+    if (NewDataBlocked())
     {
         // The common pull of a window-limited connection: with no probe due
         // and nothing to resend on this plane, the full checks below end
@@ -530,7 +530,7 @@ MetaRoceConnection::PullPacket(uint32_t plane,
     }
     if (!packet)
     {
-        if (m_inFlight >= std::max(1u, uint32_t(m_cc.cwnd)) || !HasNewData())
+        if (NewDataBlocked())
         {
             return nullptr;
         }

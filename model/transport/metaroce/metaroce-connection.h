@@ -49,6 +49,7 @@
 #include "ns3/event-id.h"
 #include "ns3/traced-callback.h"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -274,6 +275,11 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
 
     TxMessage& Message(uint64_t index) { return m_messages[index - m_messageBase]; }
     bool HasNewData() const { return !m_resend.empty() || !m_activeStreams.empty(); }
+    /** No new packet may go: the window is full or there is nothing new to send. */
+    bool NewDataBlocked() const
+    {
+        return m_inFlight >= std::max(1u, uint32_t(m_cc.cwnd)) || !HasNewData();
+    }
     /** Takes the next chunk to send as new data (resend queue first); false if none. */
     bool NextChunk(ChunkRef& ref);
     Ptr<Packet> BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, const ChunkRef& ref,
