@@ -2,6 +2,7 @@
 // determinism, and clear errors for bad experiment files.
 #include "experiment-runner.h"
 #include "test-fabric-util.h"
+#include "test-runner-util.h"
 
 #include "ns3/config.h"
 #include "ns3/simulator.h"
@@ -14,6 +15,9 @@
 #include <sstream>
 
 using namespace ns3;
+using test::Deterministic;
+using test::RunOnce;
+using test::Spec;
 namespace fs = std::filesystem;
 
 namespace
@@ -34,28 +38,6 @@ TinyExperiment()
     })");
 }
 
-ExperimentSpec
-Spec(const nlohmann::json& j)
-{
-    return ParseExperimentSpec(j, "test.json", METAROCE_SOURCE_DIR, METAROCE_SOURCE_DIR);
-}
-
-nlohmann::json
-RunOnce(const nlohmann::json& j, const std::string& dir = "")
-{
-    Config::Reset();
-    ExperimentRunner runner(Spec(j));
-    runner.Build();
-    runner.Run(nullptr);
-    nlohmann::json r = runner.Results();
-    if (!dir.empty())
-    {
-        runner.Write(dir);
-    }
-    Simulator::Destroy();
-    return r;
-}
-
 std::string
 Slurp(const fs::path& p)
 {
@@ -63,21 +45,6 @@ Slurp(const fs::path& p)
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
-}
-
-/** The results without wall-clock fields. */
-nlohmann::json
-Deterministic(nlohmann::json r)
-{
-    for (const char* k : {"wall_seconds",
-                          "events_per_second",
-                          "peak_rss_mb",
-                          "bytes_per_connection",
-                          "bytes_per_bidirectional_connection"})
-    {
-        r["summary"].erase(k);
-    }
-    return r;
 }
 
 } // namespace

@@ -2,11 +2,9 @@
 // (timestamp, then uid) whatever the mix of near events (wheel), far events
 // (heap), same-time events, removals and wrap-arounds, and whole simulations
 // must give identical results with it and with ns-3's own schedulers.
-#include "experiment-runner.h"
+#include "test-runner-util.h"
 #include "timing-wheel-scheduler.h"
 
-#include "ns3/config.h"
-#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <catch2/catch.hpp>
@@ -123,7 +121,6 @@ TEST_CASE("timing wheel: a MetaRoCE experiment gives identical results with ns-3
     // Same seed, same model: only the data structure holding events differs,
     // so every figure (other than wall-clock ones) must be equal.
     auto run = [](const std::string& scheduler) {
-        Config::Reset();
         nlohmann::json j = nlohmann::json::parse(R"({
           "name": "scheduler-equivalence",
           "fabric": "topologies/tiny-2p.json",
@@ -135,21 +132,7 @@ TEST_CASE("timing wheel: a MetaRoCE experiment gives identical results with ns-3
           "sample_interval": "20us"
         })");
         j["scheduler"] = scheduler;
-        ExperimentRunner runner(
-            ParseExperimentSpec(j, "test.json", METAROCE_SOURCE_DIR, METAROCE_SOURCE_DIR));
-        runner.Build();
-        runner.Run(nullptr);
-        nlohmann::json r = runner.Results();
-        Simulator::Destroy();
-        for (const char* k :
-             {"wall_seconds",
-              "events_per_second",
-              "peak_rss_mb",
-              "bytes_per_connection",
-              "bytes_per_bidirectional_connection"})
-        {
-            r["summary"].erase(k);
-        }
+        nlohmann::json r = test::Deterministic(test::RunOnce(j));
         r["config"].erase("scheduler");
         r.erase("provenance");
         return r;
