@@ -7,6 +7,7 @@
 #include "fabric-channel.h"
 #include "fabric-frame.h"
 #include "fabric-port.h"
+#include "test-fabric-util.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -25,20 +26,7 @@ using namespace ns3;
 
 namespace
 {
-/** Records what reaches the receiving port. */
-struct RecordingSink : FabricPacketSink
-{
-    std::vector<Time> arrivals;
-    std::vector<uint16_t> srcPorts;
-
-    void ReceiveFromPort(FabricPort*, const Ptr<Packet>& frame, const FrameInfo&, int64_t) override
-    {
-        FrameInfo info;
-        REQUIRE(ParseFrame(*frame, info));
-        arrivals.push_back(Simulator::Now());
-        srcPorts.push_back(info.srcPort);
-    }
-};
+using test::RecordingSink;
 
 /** Two nodes, one link: tx --channel--> rx. */
 struct Link

@@ -42,23 +42,7 @@ namespace
 constexpr uint8_t kDataDscp = 26;   // AF31: the data class (anything but ControlDscp 48)
 constexpr uint8_t kLossless = 3;    // DataPriority default
 
-/** Records arrivals (and resumes) at one end of a bare link. */
-struct RecordingSink : FabricPacketSink
-{
-    std::vector<Time> arrivals;
-    std::vector<uint16_t> srcPorts;
-    std::vector<Time> resumes;
-
-    void ReceiveFromPort(FabricPort*, const Ptr<Packet>& frame, const FrameInfo&, int64_t) override
-    {
-        FrameInfo info;
-        REQUIRE(ParseFrame(*frame, info));
-        arrivals.push_back(Simulator::Now());
-        srcPorts.push_back(info.srcPort);
-    }
-
-    void PortResumed(FabricPort*) override { resumes.push_back(Simulator::Now()); }
-};
+using test::RecordingSink;
 
 /** tx --1 us, 100 Gb/s--> rx; rx sends the PAUSE frames tx obeys. */
 struct Link

@@ -6,14 +6,18 @@
 #define METAROCE_TEST_FABRIC_UTIL_H
 
 #include "fabric-builder.h"
+#include "fabric-port.h"
 #include "fabric-spec.h"
 
 #include "ns3/error-model.h"
 #include "ns3/pointer.h"
+#include "ns3/simulator.h"
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -68,6 +72,28 @@ InstallNicLoss(Ptr<Fabric> fabric, double rate, int64_t stream, std::vector<uint
         }
     }
 }
+
+/**
+ * Stands in for a switch or NIC at one end of a bare link: records when
+ * frames arrive (checking each is a well-formed frame on the wire), their
+ * source ports, and when a pause this port obeyed ended.
+ */
+struct RecordingSink : FabricPacketSink
+{
+    std::vector<Time> arrivals;
+    std::vector<uint16_t> srcPorts;
+    std::vector<Time> resumes;
+
+    void ReceiveFromPort(FabricPort*, const Ptr<Packet>& frame, const FrameInfo&, int64_t) override
+    {
+        FrameInfo info;
+        REQUIRE(ParseFrame(*frame, info));
+        arrivals.push_back(Simulator::Now());
+        srcPorts.push_back(info.srcPort);
+    }
+
+    void PortResumed(FabricPort*) override { resumes.push_back(Simulator::Now()); }
+};
 
 } // namespace test
 } // namespace ns3
