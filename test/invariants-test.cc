@@ -34,25 +34,7 @@ namespace
 constexpr uint8_t kDataDscp = 26; // the data class (anything but ControlDscp 48)
 constexpr uint8_t kLossless = 3;  // DataPriority default
 
-/** One leaf, \p hosts hosts at 100 Gb/s, 1 us links, 2 MB shared buffer, PFC on. */
-FabricSpec
-PfcLeafSpec(uint32_t hosts, const nlohmann::json& pfcPatch = nlohmann::json::object())
-{
-    nlohmann::json pfc = pfcPatch; // nulls kept: they delete keys of the base spec
-    pfc["enabled"] = true;
-    return TinySpec({{"name", "pfc-leaf"},
-                     {"planes", 1},
-                     {"clos",
-                      {{"leaves", 1},
-                       {"spines", 0},
-                       {"hosts_per_leaf", hosts},
-                       {"links_per_leaf_spine", nullptr}}},
-                     {"hosts", hosts},
-                     {"links", {{"leaf_spine", nullptr}}},
-                     {"switch",
-                      {{"buffer_bytes", 2000000}, {"port_buffer_bytes", 1000000}, {"pfc", pfc}}},
-                     {"host", {{"port_buffer_bytes", 16u << 20}}}});
-}
+using test::OneLeafSpec;
 
 void
 AddLineRateSource(Ptr<Fabric> fabric, uint32_t from, uint32_t to, uint64_t packets)
@@ -77,7 +59,7 @@ AddLineRateSource(Ptr<Fabric> fabric, uint32_t from, uint32_t to, uint64_t packe
 Ptr<Fabric>
 BuildIncast(const nlohmann::json& pfcPatch = nlohmann::json::object())
 {
-    FabricBuilder builder(PfcLeafSpec(9, pfcPatch));
+    FabricBuilder builder(OneLeafSpec(9, true, pfcPatch));
     Ptr<Fabric> fabric = builder.Build();
     fabric->GetHost(0)->AddApplication(CreateObject<FabricTrafficSink>());
     for (uint32_t h = 1; h <= 8; ++h)
@@ -535,7 +517,7 @@ void
 RunTransportIncast(const std::string& transport, Time stopAt, bool expectOutstanding)
 {
     // A static XOFF of 20,000 bytes: the senders are paused within microseconds.
-    FabricBuilder builder(PfcLeafSpec(7, {{"xoff", 20000}, {"alpha", nullptr}}));
+    FabricBuilder builder(OneLeafSpec(7, true, {{"xoff", 20000}, {"alpha", nullptr}}));
     Ptr<Fabric> fabric = builder.Build();
     RdmaTransportHelper helper(transport);
     auto transports = helper.Install(fabric);

@@ -116,31 +116,7 @@ AddSink(Ptr<Fabric> fabric, uint32_t host)
     return sink;
 }
 
-/**
- * One plane, one leaf with \p hosts hosts (100 Gb/s, 1 us links), a 2 MB
- * switch buffer, 1 MB per egress port (the lossy tail-drop limit), 16 MiB
- * NIC buffers (they absorb what PFC holds back), PFC on or off.
- */
-FabricSpec
-OneLeafSpec(uint32_t hosts, bool pfc, const nlohmann::json& pfcPatch = nlohmann::json::object())
-{
-    nlohmann::json pfcJson = pfcPatch;
-    pfcJson["enabled"] = pfc;
-    return test::TinySpec({{"name", "one-leaf"},
-                           {"planes", 1},
-                           {"clos",
-                            {{"leaves", 1},
-                             {"spines", 0},
-                             {"hosts_per_leaf", hosts},
-                             {"links_per_leaf_spine", nullptr}}},
-                           {"hosts", hosts},
-                           {"links", {{"leaf_spine", nullptr}}},
-                           {"switch",
-                            {{"buffer_bytes", 2000000},
-                             {"port_buffer_bytes", 1000000},
-                             {"pfc", pfcJson}}},
-                           {"host", {{"port_buffer_bytes", 16u << 20}}}});
-}
+using test::OneLeafSpec;
 
 } // namespace
 

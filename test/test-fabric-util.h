@@ -74,6 +74,32 @@ InstallNicLoss(Ptr<Fabric> fabric, double rate, int64_t stream, std::vector<uint
 }
 
 /**
+ * One plane, one leaf with \p hosts hosts (100 Gb/s, 1 us links), a 2 MB
+ * switch buffer, 1 MB per egress port (the lossy tail-drop limit), 16 MiB
+ * NIC buffers (they absorb what PFC holds back), PFC on or off.
+ */
+inline FabricSpec
+OneLeafSpec(uint32_t hosts, bool pfc, const nlohmann::json& pfcPatch = nlohmann::json::object())
+{
+    nlohmann::json pfcJson = pfcPatch; // nulls kept: they delete keys of the base spec
+    pfcJson["enabled"] = pfc;
+    return TinySpec({{"name", "one-leaf"},
+                           {"planes", 1},
+                           {"clos",
+                            {{"leaves", 1},
+                             {"spines", 0},
+                             {"hosts_per_leaf", hosts},
+                             {"links_per_leaf_spine", nullptr}}},
+                           {"hosts", hosts},
+                           {"links", {{"leaf_spine", nullptr}}},
+                           {"switch",
+                            {{"buffer_bytes", 2000000},
+                             {"port_buffer_bytes", 1000000},
+                             {"pfc", pfcJson}}},
+                           {"host", {{"port_buffer_bytes", 16u << 20}}}});
+}
+
+/**
  * Stands in for a switch or NIC at one end of a bare link: records when
  * frames arrive (checking each is a well-formed frame on the wire), their
  * source ports, and when a pause this port obeyed ended.
