@@ -110,10 +110,11 @@ struct RecordingSink : FabricPacketSink
     std::vector<uint16_t> srcPorts;
     std::vector<Time> resumes;
 
-    void ReceiveFromPort(FabricPort*, const Ptr<Packet>& frame, const FrameInfo&, int64_t) override
+    void ReceiveFromPort(FabricPort*, FrameRef frame, const FrameInfo& carried, int64_t) override
     {
         FrameInfo info;
-        REQUIRE(ParseFrame(*frame, info));
+        REQUIRE(ParseFrame(*frame.Share(), info));
+        REQUIRE(info.bytes == carried.bytes);
         arrivals.push_back(Simulator::Now());
         srcPorts.push_back(info.srcPort);
     }

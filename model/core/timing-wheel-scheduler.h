@@ -69,6 +69,8 @@ class TimingWheelScheduler : public Scheduler
     /** Whether the heap's top comes before the bucket \p b's head. */
     bool HeapFirst(uint32_t b) const;
     uint32_t AllocNode();
+    /** Prefetches the next event's object after bucket \p b's head left. */
+    void Prefetch(uint32_t b) const;
     void PopBucketHead(uint32_t b);
 
     std::vector<Bucket> m_buckets;

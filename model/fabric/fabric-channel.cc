@@ -57,12 +57,12 @@ class FabricChannel::FrameArrival : public EventImpl
   public:
     FrameArrival(FabricChannel* channel,
                  uint32_t to,
-                 const Ptr<Packet>& frame,
+                 FrameRef frame,
                  const FrameInfo& info,
                  uint32_t epoch,
                  int64_t atNs)
         : m_channel(channel),
-          m_frame(frame),
+          m_frame(std::move(frame)),
           m_info(info),
           m_to(to),
           m_epoch(epoch),
@@ -95,7 +95,10 @@ class FabricChannel::FrameArrival : public EventImpl
 #endif
 
   protected:
-    void Notify() override { m_channel->Deliver(m_to, m_frame, m_info, m_epoch, m_atNs); }
+    void Notify() override
+    {
+        m_channel->Deliver(m_to, std::move(m_frame), m_info, m_epoch, m_atNs);
+    }
 
   private:
     /** Blocks of finished arrivals; never shrinks (bounded by the peak of frames in flight). */
@@ -108,7 +111,7 @@ class FabricChannel::FrameArrival : public EventImpl
     }
 
     FabricChannel* m_channel;
-    Ptr<Packet> m_frame;
+    FrameRef m_frame;
     FrameInfo m_info;
     uint32_t m_to;
     uint32_t m_epoch;
@@ -125,7 +128,7 @@ FabricChannel::SetDelay(Time delay)
 
 void
 FabricChannel::Transmit(const FabricPort* from,
-                        const Ptr<Packet>& frame,
+                        FrameRef frame,
                         const FrameInfo& info,
                         int64_t txEndPs,
                         int64_t nowPs)
@@ -136,12 +139,12 @@ FabricChannel::Transmit(const FabricPort* from,
     Simulator::ScheduleWithContext(
         m_peerContext[to],
         NanoSeconds(atNs) - PicoSeconds(nowPs),
-        new FrameArrival(this, to, frame, info, m_epoch, atNs));
+        new FrameArrival(this, to, std::move(frame), info, m_epoch, atNs));
 }
 
 void
 FabricChannel::Deliver(uint32_t to,
-                       const Ptr<Packet>& frame,
+                       FrameRef frame,
                        const FrameInfo& info,
                        uint32_t epoch,
                        int64_t nowNs)
@@ -152,7 +155,7 @@ FabricChannel::Deliver(uint32_t to,
     --m_inFlight;
     const int64_t nowPs = nowNs * 1000;
     m_ports[1 - to]->SyncAt(nowPs);
-    m_ports[to]->Receive(frame, info, epoch, nowPs);
+    m_ports[to]->Receive(std::move(frame), info, epoch, nowPs);
 }
 
 void

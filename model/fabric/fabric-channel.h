@@ -36,7 +36,7 @@ class FabricChannel : public Channel
      * \p nowPs is the current simulation time.
      */
     void Transmit(const FabricPort* from,
-                  const Ptr<Packet>& frame,
+                  FrameRef frame,
                   const FrameInfo& info,
                   int64_t txEndPs,
                   int64_t nowPs);
@@ -66,7 +66,7 @@ class FabricChannel : public Channel
 
     /** A frame reaches side \p to at \p nowNs: the sender catches up, the receiver receives. */
     void Deliver(uint32_t to,
-                 const Ptr<Packet>& frame,
+                 FrameRef frame,
                  const FrameInfo& info,
                  uint32_t epoch,
                  int64_t nowNs);

@@ -218,7 +218,7 @@ FabricPort::SetDataRate(DataRate rate)
         m_queuedPs[cls] = 0;
         for (size_t i = 0; i < m_queues[cls].size(); ++i)
         {
-            m_queuedPs[cls] += TransmissionPs(m_queues[cls][i].bytes);
+            m_queuedPs[cls] += TransmissionPs(m_queues[cls][i].info.bytes);
         }
     }
 }
@@ -259,8 +259,16 @@ FabricPort::EnqueueAt(const Ptr<Packet>& frame,
                       uint32_t ingress,
                       int64_t nowPs)
 {
+    FrameInfo sized = info;
+    sized.bytes = frame->GetSize();
+    return EnqueueAt(FrameRef(frame), sized, ingress, nowPs);
+}
+
+bool
+FabricPort::EnqueueAt(FrameRef frame, const FrameInfo& info, uint32_t ingress, int64_t nowPs)
+{
     CatchUp(nowPs); // queue state as of now: admission and marking are exact
-    const uint32_t bytes = frame->GetSize();
+    const uint32_t bytes = info.bytes;
     if (!m_linkUp)
     {
         RecordDrop(frame, DropReason::LinkDown);
@@ -310,18 +318,17 @@ FabricPort::EnqueueAt(const Ptr<Packet>& frame,
         const double p = EcnMarkProbability(m_queueBytes);
         if (p >= 1.0 || (p > 0.0 && m_ecnRng->GetValue() < p))
         {
-            SetFrameEcn(frame, Ecn::Ce);
+            SetFrameEcn(frame.Share(), Ecn::Ce);
             marked = true;
             ++m_stats.ecnMarked;
             if (!m_ecnMarkTrace.IsEmpty())
             {
-                m_ecnMarkTrace(frame);
+                m_ecnMarkTrace(frame.Share());
             }
         }
     }
-    m_queues[cls].push_back(Queued{frame,
+    m_queues[cls].push_back(Queued{std::move(frame),
                                    info,
-                                   bytes,
                                    static_cast<uint16_t>(ingress),
                                    priority,
                                    charge,
@@ -338,7 +345,7 @@ FabricPort::EnqueueAt(const Ptr<Packet>& frame,
     }
     if (!m_enqueueTrace.IsEmpty())
     {
-        m_enqueueTrace(m_queues[cls].back().frame);
+        m_enqueueTrace(m_queues[cls].back().frame.Share());
     }
     CatchUp(nowPs); // an idle transmitter starts this frame now
     return true;
@@ -442,23 +449,23 @@ FabricPort::Commit(uint32_t cls, int64_t startPs, int64_t nowPs)
     {
         m_rrNext = (cls + 1) % kTrafficClasses;
     }
-    SetQueueBytes(m_queueBytes - q.bytes);
-    const uint32_t wire = WireBytes(q.bytes, m_interframeBytes);
+    SetQueueBytes(m_queueBytes - q.info.bytes);
+    const uint32_t wire = WireBytes(q.info.bytes, m_interframeBytes);
     const uint64_t linePs = LinePs(wire);
     m_queuedPs[cls] -= linePs;
     m_txFreePs = startPs + int64_t(linePs);
     ++m_stats.txPackets;
-    m_stats.txBytes += q.bytes;
+    m_stats.txBytes += q.info.bytes;
     m_stats.txWireBytes += wire;
     if (!m_dequeueTrace.IsEmpty())
     {
-        m_dequeueTrace(q.frame);
+        m_dequeueTrace(q.frame.Share());
     }
     if (!m_snifferTrace.IsEmpty())
     {
-        m_snifferTrace(q.frame);
+        m_snifferTrace(q.frame.Share());
     }
-    m_channel->Transmit(this, q.frame, q.info, m_txFreePs, nowPs);
+    m_channel->Transmit(this, std::move(q.frame), q.info, m_txFreePs, nowPs);
     // Last: a PFC release may make the switch send a resume (on this port too).
     ReleaseCharge(q);
 }
@@ -468,11 +475,11 @@ FabricPort::ReleaseCharge(const Queued& q)
 {
     if (q.charge == kChargePool)
     {
-        m_sharedBuffer->Release(q.bytes);
+        m_sharedBuffer->Release(q.info.bytes);
     }
     else if (q.charge == kChargeLossless)
     {
-        m_sink->ReleaseLossless(q.ingress, q.priority, q.bytes);
+        m_sink->ReleaseLossless(q.ingress, q.priority, q.info.bytes);
     }
 }
 
@@ -494,33 +501,33 @@ FabricPort::Wake()
 }
 
 void
-FabricPort::Receive(const Ptr<Packet>& frame, const FrameInfo& info, uint32_t epoch, int64_t nowPs)
+FabricPort::Receive(FrameRef frame, const FrameInfo& info, uint32_t epoch, int64_t nowPs)
 {
     if (!m_linkUp || epoch != m_channel->GetEpoch())
     {
         RecordDrop(frame, DropReason::LinkDown);
         return;
     }
-    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame.Share()))
     {
         RecordDrop(frame, DropReason::ErrorModel);
         return;
     }
-    if (frame->GetSize() == PfcPauseHeader::kBytes && ReceivePfc(frame))
+    if (info.bytes == PfcPauseHeader::kBytes && ReceivePfc(frame.Share()))
     {
         return; // MAC control: consumed by the port
     }
     ++m_stats.rxPackets;
-    m_stats.rxBytes += frame->GetSize();
+    m_stats.rxBytes += info.bytes;
     if (!m_snifferTrace.IsEmpty())
     {
-        m_snifferTrace(frame);
+        m_snifferTrace(frame.Share());
     }
     if (!m_macRxTrace.IsEmpty())
     {
-        m_macRxTrace(frame);
+        m_macRxTrace(frame.Share());
     }
-    m_sink->ReceiveFromPort(this, frame, info, nowPs);
+    m_sink->ReceiveFromPort(this, std::move(frame), info, nowPs);
 }
 
 void
@@ -562,7 +569,7 @@ FabricPort::Flush(DropReason reason)
         {
             Queued q = std::move(queue.front());
             queue.pop_front();
-            SetQueueBytes(m_queueBytes - q.bytes);
+            SetQueueBytes(m_queueBytes - q.info.bytes);
             ReleaseCharge(q);
             RecordDrop(q.frame, reason);
         }
@@ -604,7 +611,9 @@ FabricPort::SendPfc(PfcPauseHeader header)
     m_stats.txWireBytes += wire;
     m_pfcTxTrace(frame);
     m_snifferTrace(frame);
-    m_channel->Transmit(this, frame, FrameInfo{}, m_txFreePs, nowPs); // MAC control: no IP fields
+    FrameInfo info; // MAC control: no IP fields
+    info.bytes = frame->GetSize();
+    m_channel->Transmit(this, FrameRef(frame), info, m_txFreePs, nowPs);
     if ((m_eventPerDequeue || m_trackDepartures) && m_queueBytes > 0)
     {
         ArmWake();
@@ -792,7 +801,7 @@ FabricPort::GetLosslessBytesFrom(uint32_t ingress)
             const Queued& q = queue[i];
             if (q.charge == kChargeLossless && q.ingress == ingress)
             {
-                bytes += q.bytes;
+                bytes += q.info.bytes;
             }
         }
     }
@@ -804,6 +813,16 @@ FabricPort::RecordDrop(Ptr<const Packet> frame, DropReason reason)
 {
     ++m_stats.drops[static_cast<std::size_t>(reason)];
     m_dropTrace(frame, reason);
+}
+
+void
+FabricPort::RecordDrop(const FrameRef& frame, DropReason reason)
+{
+    ++m_stats.drops[static_cast<std::size_t>(reason)];
+    if (!m_dropTrace.IsEmpty())
+    {
+        m_dropTrace(frame.Share(), reason);
+    }
 }
 
 uint32_t

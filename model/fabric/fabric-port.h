@@ -84,7 +84,7 @@ class FabricPacketSink
      * entered the fabric (and updated when a port marks it CE).
      */
     virtual void ReceiveFromPort(FabricPort* port,
-                                 const Ptr<Packet>& frame,
+                                 FrameRef frame,
                                  const FrameInfo& info,
                                  int64_t nowPs) = 0;
     /** \p port's link went up or down (called at the moment it happens). */
@@ -159,6 +159,11 @@ class FabricPort : public NetDevice
     bool Enqueue(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress = kNoIngress);
     /** Enqueue when the caller knows the current time \p nowPs (saves asking the simulator). */
     bool EnqueueAt(const Ptr<Packet>& frame, const FrameInfo& info, uint32_t ingress, int64_t nowPs);
+    /**
+     * EnqueueAt of a frame already in the fabric (a switch forwarding it):
+     * \p info.bytes must be its size.
+     */
+    bool EnqueueAt(FrameRef frame, const FrameInfo& info, uint32_t ingress, int64_t nowPs);
 
     /** Traffic class of a frame with this DSCP. */
     uint32_t ClassOf(uint8_t dscp) const { return dscp == m_controlDscp ? kControlClass : kDataClass; }
@@ -201,7 +206,7 @@ class FabricPort : public NetDevice
      * Called by the channel: a frame's last bit arrived at \p nowPs (the
      * current time). \p epoch is the link epoch at send time.
      */
-    void Receive(const Ptr<Packet>& frame, const FrameInfo& info, uint32_t epoch, int64_t nowPs);
+    void Receive(FrameRef frame, const FrameInfo& info, uint32_t epoch, int64_t nowPs);
     /** Starts every frame whose start time has come (see "lazy departures"). */
     void Sync();
     /** Sync when the caller knows the current time \p nowPs. */
@@ -241,6 +246,8 @@ class FabricPort : public NetDevice
 
     /** Counts and traces a drop at this port (also used by its owner, e.g. no route at ingress). */
     void RecordDrop(Ptr<const Packet> frame, DropReason reason);
+    /** RecordDrop of a frame in the fabric (reads the Packet only if the trace is connected). */
+    void RecordDrop(const FrameRef& frame, DropReason reason);
 
     // NetDevice
     void SetIfIndex(const uint32_t index) override;
@@ -286,9 +293,8 @@ class FabricPort : public NetDevice
 
     struct Queued
     {
-        Ptr<Packet> frame;
-        FrameInfo info;    //!< its forwarding fields, handed to the next hop with it
-        uint32_t bytes;
+        FrameRef frame;
+        FrameInfo info;    //!< its forwarding fields (and size), handed to the next hop with it
         uint16_t ingress;  //!< owner's port it arrived on (kChargeLossless)
         uint8_t priority;  //!< its PFC priority (kChargeLossless)
         uint8_t charge;    //!< Charge
@@ -411,7 +417,7 @@ class FabricPort : public NetDevice
             for (size_t i = 0; i < queue.size(); ++i)
             {
                 const Queued& q = queue[i];
-                f(cls, q.bytes, uint32_t(q.ingress), q.priority, q.charge == kChargePool,
+                f(cls, q.info.bytes, uint32_t(q.ingress), q.priority, q.charge == kChargePool,
                   q.charge == kChargeLossless);
             }
         }

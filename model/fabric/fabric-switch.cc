@@ -189,7 +189,7 @@ FabricSwitch::SelectPort(const FrameInfo& info) const
 
 void
 FabricSwitch::ReceiveFromPort(FabricPort* port,
-                              const Ptr<Packet>& frame,
+                              FrameRef frame,
                               const FrameInfo& info,
                               int64_t nowPs)
 {
@@ -200,7 +200,7 @@ FabricSwitch::ReceiveFromPort(FabricPort* port,
         port->RecordDrop(frame, DropReason::NoRoute);
         return;
     }
-    m_ports[out]->EnqueueAt(frame, info, port->GetSinkIndex(), nowPs);
+    m_ports[out]->EnqueueAt(std::move(frame), info, port->GetSinkIndex(), nowPs);
 }
 
 void

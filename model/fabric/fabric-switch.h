@@ -108,7 +108,7 @@ class FabricSwitch : public Object, public FabricPacketSink
 
     // FabricPacketSink
     void ReceiveFromPort(FabricPort* port,
-                         const Ptr<Packet>& frame,
+                         FrameRef frame,
                          const FrameInfo& info,
                          int64_t nowPs) override;
     void PortLinkChanged(FabricPort* port, bool up) override;

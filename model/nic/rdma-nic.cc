@@ -104,7 +104,7 @@ RdmaNic::PlaneOf(const FabricPort* port) const
 
 void
 RdmaNic::ReceiveFromPort(FabricPort* port,
-                         const Ptr<Packet>& frame,
+                         FrameRef frame,
                          const FrameInfo& info,
                          int64_t)
 {
@@ -118,7 +118,7 @@ RdmaNic::ReceiveFromPort(FabricPort* port,
         if (h.first == info.dstPort)
         {
             ++m_framesDelivered;
-            h.second(frame, info, PlaneOf(port));
+            h.second(frame.Release(), info, PlaneOf(port));
             return;
         }
     }

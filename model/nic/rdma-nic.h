@@ -75,7 +75,7 @@ class RdmaNic : public Object, public FabricPacketSink
 
     // FabricPacketSink
     void ReceiveFromPort(FabricPort* port,
-                         const Ptr<Packet>& frame,
+                         FrameRef frame,
                          const FrameInfo& info,
                          int64_t nowPs) override;
     void PortLinkChanged(FabricPort* port, bool up) override;

@@ -30,6 +30,7 @@ BuildFrame(Ptr<Packet> payload, const FrameAddress& addr)
     info.dstPort = addr.dstPort;
     info.dscp = addr.dscp;
     info.ecn = addr.ecn;
+    info.bytes = payload->GetSize();
     return info;
 }
 
@@ -57,6 +58,7 @@ ParseFrame(const Packet& frame, FrameInfo& info)
     info.dstIp = u32(ip + 16);
     info.srcPort = static_cast<uint16_t>((udp[0] << 8) | udp[1]);
     info.dstPort = static_cast<uint16_t>((udp[2] << 8) | udp[3]);
+    info.bytes = frame.GetSize();
     return true;
 }
 

@@ -65,12 +65,82 @@ struct FrameAddress
 /** The header fields forwarding and demultiplexing need, in host byte order. */
 struct FrameInfo
 {
+    /**
+     * The frame's size in bytes (Packet::GetSize), so forwarding never reads
+     * the Packet. Set by the port where a frame enters the fabric.
+     */
+    uint32_t bytes = 0;
     uint32_t srcIp = 0;
     uint32_t dstIp = 0;
     uint16_t srcPort = 0;
     uint16_t dstPort = 0;
     uint8_t dscp = 0;
     Ecn ecn = Ecn::NotEct;
+};
+
+/**
+ * The fabric's reference to a frame's Packet while it is queued or in
+ * flight. Move-only: handing a frame from port to channel to port moves a
+ * pointer and never touches the Packet, whose reference count would
+ * otherwise be read and written at every hop (ns-3 3.37's Ptr has no move,
+ * and the Packet is long out of cache by the time its frame arrives). The
+ * Packet is read only where its bytes are needed: the receiving NIC, a
+ * connected trace, an ECN mark, an error model.
+ */
+class FrameRef
+{
+  public:
+    FrameRef() = default;
+    /** Takes a reference of its own to \p packet. */
+    explicit FrameRef(const Ptr<Packet>& packet)
+        : m_packet(PeekPointer(packet))
+    {
+        if (m_packet)
+        {
+            m_packet->Ref();
+        }
+    }
+    FrameRef(FrameRef&& other) noexcept
+        : m_packet(other.m_packet)
+    {
+        other.m_packet = nullptr;
+    }
+    FrameRef& operator=(FrameRef&& other) noexcept
+    {
+        if (this != &other)
+        {
+            Reset();
+            m_packet = other.m_packet;
+            other.m_packet = nullptr;
+        }
+        return *this;
+    }
+    FrameRef(const FrameRef&) = delete;
+    FrameRef& operator=(const FrameRef&) = delete;
+    ~FrameRef() { Reset(); }
+
+    /** Another reference to the Packet (reads its reference count). */
+    Ptr<Packet> Share() const { return Ptr<Packet>(m_packet); }
+    /** Hands this reference over as a Ptr, leaving this empty. */
+    Ptr<Packet> Release()
+    {
+        Ptr<Packet> packet(m_packet, false);
+        m_packet = nullptr;
+        return packet;
+    }
+    explicit operator bool() const { return m_packet != nullptr; }
+
+  private:
+    void Reset()
+    {
+        if (m_packet)
+        {
+            m_packet->Unref();
+            m_packet = nullptr;
+        }
+    }
+
+    Packet* m_packet = nullptr;
 };
 
 /**
