@@ -28,6 +28,7 @@ NicScheduler::DoDispose()
     }
     m_planes.clear();
     m_clients.clear();
+    m_firmWaits.clear();
     m_nic = nullptr;
     Object::DoDispose();
 }
@@ -45,9 +46,11 @@ uint32_t
 NicScheduler::AddClient(NicTxClient* client)
 {
     m_clients.push_back(client);
+    m_firmWaits.push_back(client->HasFirmWaits() ? 1 : 0);
     for (auto& p : m_planes)
     {
         p.inRing.push_back(0);
+        p.firmWaitPs.push_back(0);
     }
     return m_clients.size() - 1;
 }
@@ -111,11 +114,23 @@ NicScheduler::Wake(uint32_t plane)
         const uint32_t index = p.ring.front();
         p.ring.pop_front();
         p.inRing[index] = 0; // before the pull: the client may re-activate itself
+        if (p.firmWaitPs[index] > nowPs)
+        {
+            // A firm wait (HasFirmWaits): the pull would answer the same.
+            p.inRing[index] = 1;
+            p.ring.push_back(index);
+            notBefore = std::min(notBefore, p.firmWaitPs[index]);
+            continue;
+        }
         FrameAddress addr;
         int64_t wait = 0;
         Ptr<Packet> packet = m_clients[index]->PullPacket(plane, nowPs, addr, wait);
         if (!packet)
         {
+            if (wait > 0 && m_firmWaits[index])
+            {
+                p.firmWaitPs[index] = wait;
+            }
             if (wait > 0 && !p.inRing[index])
             {
                 p.inRing[index] = 1; // only waiting for time: keep its turn

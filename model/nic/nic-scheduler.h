@@ -50,6 +50,15 @@ class NicTxClient
                                    int64_t nowPs,
                                    FrameAddress& addr,
                                    int64_t& notBeforePs) = 0;
+    /**
+     * Whether the waits this client reports are firm: after a pull of a
+     * plane answered "not before T", every pull of that plane before T would
+     * answer the same and change nothing (its pacing check comes first and
+     * only a sending pull moves T). The scheduler then skips the client
+     * until T without pulling it, which saves touching the client's state
+     * once per packet of every other client on the plane.
+     */
+    virtual bool HasFirmWaits() const { return false; }
 };
 
 class NicScheduler : public Object
@@ -75,6 +84,7 @@ class NicScheduler : public Object
     {
         std::deque<uint32_t> ring;   //!< client indices with (maybe) eligible packets
         std::vector<uint8_t> inRing; //!< by client index
+        std::vector<int64_t> firmWaitPs; //!< by client index: the last firm wait it reported
         EventId wake;
         bool wakePending = false;    //!< cheaper than asking the simulator about `wake`
     };
@@ -86,6 +96,7 @@ class NicScheduler : public Object
 
     Ptr<RdmaNic> m_nic;
     std::vector<NicTxClient*> m_clients;
+    std::vector<uint8_t> m_firmWaits; //!< by client index: HasFirmWaits
     std::vector<Plane> m_planes;
     uint64_t m_sent = 0;
 };

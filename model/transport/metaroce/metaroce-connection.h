@@ -126,6 +126,8 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
                            int64_t nowPs,
                            FrameAddress& addr,
                            int64_t& notBeforePs) override;
+    /** Pacing is PullPacket's first check, and only a sending pull moves a plane's next send. */
+    bool HasFirmWaits() const override { return true; }
 
     /** From the transport: a data packet for this endpoint (header removed). */
     void ReceiveData(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool ce, uint32_t plane,
