@@ -115,8 +115,8 @@ struct FabricPortStats
     uint64_t rxPackets = 0;
     uint64_t rxBytes = 0;
     uint64_t ecnMarked = 0;
-    DropCounters drops{};     //!< packets dropped by this port, per reason
     uint32_t peakQueueBytes = 0;
+    DropCounters drops{};     //!< packets dropped by this port, per reason
     // PFC. PAUSE frames are not in tx/rxPackets or tx/rxBytes; their line
     // bytes are in txWireBytes (they occupy the line).
     uint64_t pfcTxFrames = 0;  //!< PAUSE frames sent (pauses and resumes)
@@ -336,67 +336,71 @@ class FabricPort : public NetDevice
     void ArmPauseWake();
     void PauseWake();
 
-    // Configuration (attributes)
-    DataRate m_rate;
-    uint32_t m_interframeBytes;
+    // Members are grouped by use: a frame's hop touches the first block (and
+    // the port's stats and the traces it checks), so those few cache lines
+    // are all a hop misses on a fabric too large for the cache.
+
+    // Hot: egress state and what every enqueue, start and arrival reads
+    std::array<RingBuffer<Queued, true>, kTrafficClasses> m_queues;
+    std::array<uint64_t, kTrafficClasses> m_queuedPs{}; //!< serialisation time of each class's queue
+    std::array<int64_t, kTrafficClasses> m_classPausedUntilPs{}; //!< 0 when PFC is off
+    int64_t m_txFreePs = 0;    //!< end of the last frame put on the wire (exact, ps)
+    static constexpr uint64_t kBitPs = 8'000'000'000'000ULL; //!< ps in 8 s: ps per byte at 1 b/s
+    uint64_t m_psPerByte = 0;              //!< exact ps per byte, 0 if not an integer
+    uint64_t m_bps = 1;                    //!< m_rate in bit/s
+    Ptr<FabricChannel> m_channel;
+    FabricPacketSink* m_sink = nullptr;
+    Ptr<SharedBuffer> m_sharedBuffer;
+    Ptr<ErrorModel> m_receiveErrorModel;
+    uint32_t m_queueBytes = 0;
     uint32_t m_maxQueueBytes;
-    bool m_ecnEnabled;
+    uint32_t m_interframeBytes;
     uint32_t m_kminBytes;
     uint32_t m_kmaxBytes;
+    uint32_t m_rrNext = 0;     //!< next class to serve in round robin
     double m_pmax;
-    uint8_t m_controlDscp;
+    bool m_linkUp = false;
+    bool m_ecnEnabled;
     bool m_strictPriority;
     bool m_eventPerDequeue;
-    uint16_t m_mtu;
-    Ptr<ErrorModel> m_receiveErrorModel;
+    bool m_trackDepartures = false;        //!< SetTrackDepartures
     bool m_pfcEnabled;
+    uint8_t m_controlDscp;
     uint8_t m_dataPriority;
     uint8_t m_controlPriority;
 
-    // Wiring
+    FabricPortStats m_stats;
+
+    // The traces a hop checks (fired only when connected)
+    TracedCallback<Ptr<const Packet>> m_enqueueTrace;
+    TracedCallback<Ptr<const Packet>> m_dequeueTrace;
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;
+    TracedCallback<Ptr<const Packet>> m_macRxTrace;
+    TracedCallback<uint32_t, uint32_t> m_queueBytesTrace; //!< QueueBytes: (old, new)
+
+    // Configuration (attributes) and wiring the hot path does not read
+    DataRate m_rate;
+    uint16_t m_mtu;
     Ptr<Node> m_node;
-    Ptr<FabricChannel> m_channel;
-    FabricPacketSink* m_sink = nullptr;
     uint32_t m_sinkIndex = 0;
-    Ptr<SharedBuffer> m_sharedBuffer;
     Mac48Address m_address;
     uint32_t m_ifIndex = 0;
-    bool m_linkUp = false;
     TracedCallback<> m_linkChangeCallbacks;
     Ptr<UniformRandomVariable> m_ecnRng;
-
-    // Egress state
-    std::array<RingBuffer<Queued, true>, kTrafficClasses> m_queues;
-    std::array<uint64_t, kTrafficClasses> m_queuedPs{}; //!< serialisation time of each class's queue
-    uint32_t m_queueBytes = 0;
-    int64_t m_txFreePs = 0;    //!< end of the last frame put on the wire (exact, ps)
     EventId m_wake;            //!< EventPerDequeue only
-    uint32_t m_rrNext = 0;     //!< next class to serve in round robin
-    static constexpr uint64_t kBitPs = 8'000'000'000'000ULL; //!< ps in 8 s: ps per byte at 1 b/s
-    uint64_t m_bps = 1;                    //!< m_rate in bit/s
-    uint64_t m_psPerByte = 0;              //!< exact ps per byte, 0 if not an integer
-    bool m_trackDepartures = false;        //!< SetTrackDepartures
 
     // PFC: pauses received (this transmitter obeys them)
     std::array<int64_t, kPfcPriorities> m_pausedUntilPs{};  //!< exact end of the pause, ps
     std::array<int64_t, kPfcPriorities> m_pauseStartPs{};   //!< start of the current episode
     std::array<bool, kPfcPriorities> m_pauseActive{};       //!< an episode is open
-    std::array<int64_t, kTrafficClasses> m_classPausedUntilPs{}; //!< 0 when PFC is off
     EventId m_pauseWake;
     int64_t m_pauseWakePs = 0;
 
-    FabricPortStats m_stats;
-
-    TracedCallback<Ptr<const Packet>> m_enqueueTrace;
-    TracedCallback<Ptr<const Packet>> m_dequeueTrace;
     TracedCallback<Ptr<const Packet>, DropReason> m_dropTrace;
     TracedCallback<Ptr<const Packet>> m_ecnMarkTrace;
-    TracedCallback<Ptr<const Packet>> m_snifferTrace;
-    TracedCallback<Ptr<const Packet>> m_macRxTrace;
     TracedCallback<Ptr<const Packet>> m_pfcTxTrace;
     TracedCallback<Ptr<const Packet>> m_pfcRxTrace;
     TracedCallback<uint8_t, bool> m_pfcStateTrace;
-    TracedCallback<uint32_t, uint32_t> m_queueBytesTrace; //!< QueueBytes: (old, new)
 
   public:
     // Read-only views for the end-of-simulation invariant checks

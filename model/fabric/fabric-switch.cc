@@ -171,19 +171,19 @@ FabricSwitch::SelectPort(const FrameInfo& info) const
         return -1;
     }
     const uint32_t host = FabricAddress::HostOf(info.dstIp);
-    if (host >= m_live.size())
+    if (host >= m_liveGroups.size())
     {
         return -1;
     }
-    const auto& group = m_live[host];
-    switch (group.size())
+    const LiveGroup& group = m_liveGroups[host];
+    switch (group.count)
     {
     case 0:
         return -1;
     case 1:
-        return group[0];
+        return group.port0;
     default:
-        return group[EcmpIndex(EcmpHash(info, m_seed), group.size())];
+        return m_livePorts[group.first + EcmpIndex(EcmpHash(info, m_seed), group.count)];
     }
 }
 
@@ -415,6 +415,16 @@ FabricSwitch::RebuildLiveGroups()
                 m_live[h].push_back(p);
             }
         }
+    }
+    m_liveGroups.assign(m_live.size(), LiveGroup{});
+    m_livePorts.clear();
+    for (std::size_t h = 0; h < m_live.size(); ++h)
+    {
+        LiveGroup& g = m_liveGroups[h];
+        g.count = static_cast<uint16_t>(m_live[h].size());
+        g.port0 = m_live[h].empty() ? 0 : m_live[h][0];
+        g.first = static_cast<uint32_t>(m_livePorts.size());
+        m_livePorts.insert(m_livePorts.end(), m_live[h].begin(), m_live[h].end());
     }
 }
 

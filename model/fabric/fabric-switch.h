@@ -161,6 +161,15 @@ class FabricSwitch : public Object, public FabricPacketSink
     std::vector<bool> m_portUsable;               //!< as the switch believes (after detection)
     std::vector<std::vector<uint16_t>> m_routes;  //!< installed by the control plane
     std::vector<std::vector<uint16_t>> m_live;    //!< m_routes restricted to usable ports
+    /** m_live flattened for the forwarding path: one 8-byte entry per host. */
+    struct LiveGroup
+    {
+        uint16_t count = 0;
+        uint16_t port0 = 0; //!< the port, when count is 1 (no second look-up)
+        uint32_t first = 0; //!< index of the group in m_livePorts
+    };
+    std::vector<LiveGroup> m_liveGroups;
+    std::vector<uint16_t> m_livePorts;
 
   public:
     // Read-only views for the end-of-simulation invariant checks
