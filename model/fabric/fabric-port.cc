@@ -354,7 +354,12 @@ FabricPort::EnqueueAt(FrameRef frame, const FrameInfo& info, uint32_t ingress, i
 int64_t
 FabricPort::GetIdlePs()
 {
-    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+    return GetIdlePsAt(Simulator::Now().GetPicoSeconds());
+}
+
+int64_t
+FabricPort::GetIdlePsAt(int64_t nowPs)
+{
     CatchUp(nowPs);
     int64_t idle = std::max(nowPs, m_txFreePs);
     // Each class's queued frames take the sum of their serialisation times.

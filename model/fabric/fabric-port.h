@@ -233,6 +233,8 @@ class FabricPort : public NetDevice
      * never idles.
      */
     int64_t GetIdlePs();
+    /** GetIdlePs when the caller knows the current time \p nowPs. */
+    int64_t GetIdlePsAt(int64_t nowPs);
     const FabricPortStats& GetStats() const { return m_stats; }
     Ptr<FabricChannel> GetFabricChannel() const { return m_channel; }
     /** The port at the other end of the link (nullptr if unattached). */

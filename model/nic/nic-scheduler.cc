@@ -71,6 +71,12 @@ NicScheduler::Activate(uint32_t index, uint32_t plane)
 void
 NicScheduler::ArmWake(uint32_t plane)
 {
+    ArmWakeAt(plane, Simulator::Now().GetPicoSeconds());
+}
+
+void
+NicScheduler::ArmWakeAt(uint32_t plane, int64_t nowPs)
+{
     Plane& p = m_planes[plane];
     if (p.wakePending || p.ring.empty() || !m_nic->IsPlaneUp(plane))
     {
@@ -80,8 +86,8 @@ NicScheduler::ArmWake(uint32_t plane)
     // over a fraction of a nanosecond early waits in the port and starts at
     // the exact picosecond the previous one ends, so rounding never idles the
     // line.
-    const int64_t idlePs = m_nic->GetPort(plane)->GetIdlePs();
-    const int64_t nowNs = Simulator::Now().GetNanoSeconds();
+    const int64_t idlePs = m_nic->PeekPort(plane)->GetIdlePsAt(nowPs);
+    const int64_t nowNs = nowPs / 1000;
     const int64_t wakeNs = std::max(nowNs, idlePs / 1000);
     p.wake = Simulator::Schedule(NanoSeconds(wakeNs - nowNs), &NicScheduler::Wake, this, plane);
     p.wakePending = true;
@@ -96,14 +102,14 @@ NicScheduler::Wake(uint32_t plane)
     {
         return; // the ring waits for the link (LinkChanged)
     }
-    Ptr<FabricPort> port = m_nic->GetPort(plane);
+    FabricPort* port = m_nic->PeekPort(plane);
     const int64_t nowPs = Simulator::Now().GetPicoSeconds();
     if (port->IsClassPausedAt(FabricPort::kDataClass, nowPs) &&
-        port->GetIdlePs() / 1000 > nowPs / 1000)
+        port->GetIdlePsAt(nowPs) / 1000 > nowPs / 1000)
     {
         // Paused (a refresh arrived since the wake was armed): wait for the
         // expiry or the resume instead of queueing behind the pause.
-        ArmWake(plane);
+        ArmWakeAt(plane, nowPs);
         return;
     }
     size_t tries = p.ring.size();
@@ -145,7 +151,7 @@ NicScheduler::Wake(uint32_t plane)
             p.ring.push_back(index);
         }
         ++m_sent;
-        m_nic->Send(packet, plane, addr);
+        m_nic->SendAt(packet, plane, addr, nowPs);
         sent = true;
         break;
     }
@@ -158,7 +164,7 @@ NicScheduler::Wake(uint32_t plane)
         p.wakePending = true;
         return;
     }
-    ArmWake(plane);
+    ArmWakeAt(plane, nowPs);
 }
 
 void

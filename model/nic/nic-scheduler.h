@@ -90,6 +90,8 @@ class NicScheduler : public Object
     };
 
     void ArmWake(uint32_t plane);
+    /** ArmWake when the caller knows the current time \p nowPs. */
+    void ArmWakeAt(uint32_t plane, int64_t nowPs);
     void Wake(uint32_t plane);
     void LinkChanged(uint32_t plane, bool up);
     void Resumed(uint32_t plane);

@@ -88,18 +88,26 @@ RdmaNic::Send(Ptr<Packet> payload, uint32_t plane, const FrameAddress& addr)
     return m_ports[plane]->Enqueue(payload, info);
 }
 
+bool
+RdmaNic::SendAt(const Ptr<Packet>& payload,
+                uint32_t plane,
+                const FrameAddress& addr,
+                int64_t nowPs)
+{
+    NS_ASSERT(plane < m_ports.size());
+    ++m_framesSent;
+    const FrameInfo info = BuildFrame(payload, addr);
+    return m_ports[plane]->EnqueueAt(payload, info, FabricPort::kNoIngress, nowPs);
+}
+
 uint32_t
 RdmaNic::PlaneOf(const FabricPort* port) const
 {
-    for (uint32_t i = 0; i < m_ports.size(); ++i)
-    {
-        if (PeekPointer(m_ports[i]) == port)
-        {
-            return i;
-        }
-    }
-    NS_ABORT_MSG("RdmaNic: frame from a port this NIC does not own");
-    return 0;
+    // AddPort numbered the port with its plane (no search of m_ports per frame).
+    const uint32_t plane = port->GetSinkIndex();
+    NS_ASSERT_MSG(plane < m_ports.size() && PeekPointer(m_ports[plane]) == port,
+                  "RdmaNic: frame from a port this NIC does not own");
+    return plane;
 }
 
 void

@@ -41,6 +41,8 @@ class RdmaNic : public Object, public FabricPacketSink
     uint32_t AddPort(Ptr<FabricPort> port);
     uint32_t GetNPlanes() const { return m_ports.size(); }
     Ptr<FabricPort> GetPort(uint32_t plane) const { return m_ports[plane]; }
+    /** GetPort without a reference (the NIC keeps the port alive). */
+    FabricPort* PeekPort(uint32_t plane) const { return PeekPointer(m_ports[plane]); }
 
     /** Routes frames for UDP destination port \p udpPort to \p handler (aborts if taken). */
     void RegisterUdpHandler(uint16_t udpPort, UdpHandler handler);
@@ -51,6 +53,8 @@ class RdmaNic : public Object, public FabricPacketSink
      * \return false if the port dropped it (buffer full, link down).
      */
     bool Send(Ptr<Packet> payload, uint32_t plane, const FrameAddress& addr);
+    /** Send when the caller knows the current time \p nowPs. */
+    bool SendAt(const Ptr<Packet>& payload, uint32_t plane, const FrameAddress& addr, int64_t nowPs);
 
     /** Frame address from this host to \p dstHost on \p plane (DSCP 0, Not-ECT). */
     FrameAddress AddressTo(uint32_t dstHost, uint32_t plane, uint16_t srcPort, uint16_t dstPort) const;
