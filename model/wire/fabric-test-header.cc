@@ -1,5 +1,7 @@
 #include "fabric-test-header.h"
 
+#include "wire-bytes.h"
+
 namespace ns3
 {
 
@@ -41,8 +43,21 @@ FabricTestHeader::Deserialize(Buffer::Iterator start)
     {
         return 0; // truncated: nothing consumed
     }
-    m_seq = start.ReadNtohU32();
-    m_sendNs = start.ReadNtohU64();
+    uint8_t b[kBytes];
+    start.Read(b, kBytes);
+    return Parse(b, kBytes);
+}
+
+uint32_t
+FabricTestHeader::Parse(const uint8_t* bytes, uint32_t size)
+{
+    if (size < kBytes)
+    {
+        return 0;
+    }
+    WireReader r(bytes);
+    m_seq = r.U32();
+    m_sendNs = r.U64();
     return kBytes;
 }
 

@@ -21,6 +21,8 @@ class FabricTestHeader : public Header
     uint32_t GetSerializedSize() const override;
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
+    /** Deserialize from \p size bytes in memory; \return bytes read (0 if too short). */
+    uint32_t Parse(const uint8_t* bytes, uint32_t size);
     void Print(std::ostream& os) const override;
 
     void SetSequence(uint32_t seq) { m_seq = seq; }

@@ -64,23 +64,32 @@ FabricTrafficSink::StopApplication()
 void
 FabricTrafficSink::Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t plane)
 {
-    StripFrame(frame);
+    // One copy of the frame and test headers, parsed in place (no header
+    // objects removed from the Packet unless a trace wants the payload).
+    uint8_t bytes[kFrameHeaderBytes + FabricTestHeader::kBytes];
     FabricTestHeader hdr;
-    if (frame->PeekHeader(hdr) != FabricTestHeader::kBytes)
+    if (frame->GetSize() < sizeof(bytes) ||
+        frame->CopyData(bytes, sizeof(bytes)) != sizeof(bytes) ||
+        hdr.Parse(bytes + kFrameHeaderBytes, FabricTestHeader::kBytes) != FabricTestHeader::kBytes)
     {
         return; // not test traffic: too short to carry the header
     }
+    const uint32_t payloadBytes = frame->GetSize() - kFrameHeaderBytes;
     const Time delay = Simulator::Now() - hdr.GetSendTime();
     ++m_packets;
-    m_bytes += frame->GetSize();
-    m_bytesPerPlane[plane] += frame->GetSize();
+    m_bytes += payloadBytes;
+    m_bytesPerPlane[plane] += payloadBytes;
     m_ceMarked += (info.ecn == Ecn::Ce);
     m_delaySum += delay;
     if (delay > m_maxDelay)
     {
         m_maxDelay = delay;
     }
-    m_rxTrace(frame, delay, plane);
+    if (!m_rxTrace.IsEmpty())
+    {
+        StripFrame(frame);
+        m_rxTrace(frame, delay, plane);
+    }
 }
 
 uint64_t
