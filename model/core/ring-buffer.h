@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <utility>
 
 namespace ns3
@@ -25,28 +26,56 @@ template <typename T, bool KeepStorage = false>
 class RingBuffer
 {
   public:
+    RingBuffer() = default;
+    RingBuffer(RingBuffer&& other) noexcept
+        : m_data(std::move(other.m_data)),
+          m_capacity(other.m_capacity),
+          m_head(other.m_head),
+          m_size(other.m_size)
+    {
+        other.m_capacity = other.m_head = other.m_size = 0;
+    }
+    RingBuffer& operator=(RingBuffer&& other) noexcept
+    {
+        if (this != &other)
+        {
+            Release();
+            m_data = std::move(other.m_data);
+            m_capacity = other.m_capacity;
+            m_head = other.m_head;
+            m_size = other.m_size;
+            other.m_capacity = other.m_head = other.m_size = 0;
+        }
+        return *this;
+    }
+    RingBuffer(const RingBuffer&) = delete;
+    RingBuffer& operator=(const RingBuffer&) = delete;
+    ~RingBuffer() { DestroyAll(); }
+
     bool empty() const { return m_size == 0; }
     size_t size() const { return m_size; }
     /** Elements the array holds (0 when empty). */
     size_t capacity() const { return m_capacity; }
 
-    T& front() { return m_data[m_head]; }
-    const T& front() const { return m_data[m_head]; }
-    T& back() { return m_data[(m_head + m_size - 1) & (m_capacity - 1)]; }
-    T& operator[](size_t i) { return m_data[(m_head + i) & (m_capacity - 1)]; }
-    const T& operator[](size_t i) const { return m_data[(m_head + i) & (m_capacity - 1)]; }
+    T& front() { return *At(m_head); }
+    const T& front() const { return *At(m_head); }
+    T& back() { return *At((m_head + m_size - 1) & (m_capacity - 1)); }
+    T& operator[](size_t i) { return *At((m_head + i) & (m_capacity - 1)); }
+    const T& operator[](size_t i) const { return *At((m_head + i) & (m_capacity - 1)); }
 
+    // Pushes construct the element in its slot: they write the slot without
+    // reading it first (an egress queue's slot is usually out of cache).
     void push_back(const T& value)
     {
         Reserve(m_size + 1);
-        m_data[(m_head + m_size) & (m_capacity - 1)] = value;
+        new (At((m_head + m_size) & (m_capacity - 1))) T(value);
         ++m_size;
     }
 
     void push_back(T&& value)
     {
         Reserve(m_size + 1);
-        m_data[(m_head + m_size) & (m_capacity - 1)] = std::move(value);
+        new (At((m_head + m_size) & (m_capacity - 1))) T(std::move(value));
         ++m_size;
     }
 
@@ -54,30 +83,51 @@ class RingBuffer
     {
         Reserve(m_size + 1);
         m_head = (m_head + m_capacity - 1) & (m_capacity - 1);
-        m_data[m_head] = std::move(value);
+        new (At(m_head)) T(std::move(value));
         ++m_size;
     }
 
     void pop_front()
     {
+        At(m_head)->~T();
         if (--m_size == 0 && !KeepStorage)
         {
             Release();
             return;
         }
-        m_data[m_head] = T();
         m_head = (m_head + 1) & (m_capacity - 1);
     }
 
     void clear() { Release(); }
 
   private:
+    /** Raw storage for one element (constructed only while it is in the buffer). */
+    struct Slot
+    {
+        alignas(T) unsigned char bytes[sizeof(T)];
+    };
+
+    T* At(size_t slot) { return std::launder(reinterpret_cast<T*>(&m_data[slot])); }
+    const T* At(size_t slot) const
+    {
+        return std::launder(reinterpret_cast<const T*>(&m_data[slot]));
+    }
+
+    void DestroyAll()
+    {
+        for (uint32_t i = 0; i < m_size; ++i)
+        {
+            (*this)[i].~T();
+        }
+        m_size = 0;
+    }
+
     void Release()
     {
+        DestroyAll();
         m_data.reset();
         m_capacity = 0;
         m_head = 0;
-        m_size = 0;
     }
 
     void Reserve(size_t n)
@@ -91,17 +141,19 @@ class RingBuffer
         {
             cap *= 2;
         }
-        std::unique_ptr<T[]> grown(new T[cap]);
+        std::unique_ptr<Slot[]> grown(new Slot[cap]);
         for (uint32_t i = 0; i < m_size; ++i)
         {
-            grown[i] = std::move((*this)[i]);
+            T& old = (*this)[i];
+            new (std::launder(reinterpret_cast<T*>(&grown[i]))) T(std::move(old));
+            old.~T();
         }
         m_data = std::move(grown);
         m_capacity = cap;
         m_head = 0;
     }
 
-    std::unique_ptr<T[]> m_data;
+    std::unique_ptr<Slot[]> m_data;
     uint32_t m_capacity = 0; //!< a power of two, or 0
     uint32_t m_head = 0;
     uint32_t m_size = 0;
