@@ -7,6 +7,7 @@
 #include "fabric-channel.h"
 #include "fabric-frame.h"
 #include "fabric-port.h"
+#include "fabric-test-header.h"
 #include "test-fabric-util.h"
 
 #include "ns3/boolean.h"
@@ -296,4 +297,75 @@ TEST_CASE("FabricPort: lazy departures give exactly the eager schedule", "[port]
     CHECK(lazy.first == eager.first);
     CHECK(lazy.second == eager.second);
     CHECK(lazyEvents < eagerEvents);
+}
+
+TEST_CASE("Compact frames: the same bytes as a Packet frame, made into one only on demand",
+          "[port][frame]")
+{
+    // A compact frame (FrameBytes) stands for BuildFrame(Create<Packet>(n))
+    // with the sender's header as bytes: every byte must match, before and
+    // after an ECN mark, or pcap, traces and receivers would see another frame.
+    FabricTestHeader hdr;
+    hdr.SetSequence(7);
+    hdr.SetSendTime(NanoSeconds(123456));
+    uint8_t hdrBytes[FabricTestHeader::kBytes];
+    hdr.WriteTo(hdrBytes);
+    const uint32_t payload = 300;
+
+    FrameAddress a;
+    a.plane = 2;
+    a.srcHost = 5;
+    a.dstHost = 9;
+    a.srcPort = 49999;
+    a.dstPort = 4791;
+    a.dscp = 26;
+    a.ecn = Ecn::Ect0;
+    FrameAddress packetAddr = a;
+    packetAddr.inner = &hdr;
+    Ptr<Packet> reference = Create<Packet>(payload);
+    const FrameInfo refInfo = BuildFrame(reference, packetAddr);
+
+    FrameAddress compactAddr = a;
+    compactAddr.innerBytes = hdrBytes;
+    compactAddr.innerSize = FabricTestHeader::kBytes;
+    FrameRef frame;
+    const FrameInfo info = BuildCompactFrame(frame, payload, compactAddr);
+    REQUIRE(frame.IsCompact());
+    CHECK(info.bytes == refInfo.bytes);
+    CHECK(info.bytes == kFrameHeaderBytes + FabricTestHeader::kBytes + payload);
+    CHECK(info.srcIp == refInfo.srcIp);
+    CHECK(info.dstIp == refInfo.dstIp);
+    CHECK(info.srcPort == refInfo.srcPort);
+    CHECK(info.dscp == refInfo.dscp);
+    CHECK(info.ecn == refInfo.ecn);
+
+    auto bytesOf = [](const Packet& p) {
+        std::vector<uint8_t> v(p.GetSize());
+        p.CopyData(v.data(), v.size());
+        return v;
+    };
+    // CopyData of a compact frame: header bytes, then zeros.
+    std::vector<uint8_t> copied(info.bytes + 10, 0xaa);
+    CHECK(frame.CopyData(copied.data(), copied.size()) == info.bytes);
+    copied.resize(info.bytes);
+    CHECK(copied == bytesOf(*reference));
+    CHECK(frame.IsCompact()); // reading the bytes made no Packet
+
+    // An ECN mark rewrites TOS and checksum exactly as SetFrameEcn does.
+    frame.SetEcn(Ecn::Ce);
+    SetFrameEcn(reference, Ecn::Ce);
+    frame.CopyData(copied.data(), copied.size());
+    CHECK(copied == bytesOf(*reference));
+    FrameInfo parsed;
+    REQUIRE(ParseFrame(*reference, parsed));
+    CHECK(parsed.ecn == Ecn::Ce);
+
+    // A Packet is made once, on demand, with the same bytes; later calls share it.
+    Ptr<Packet> shared = frame.Share();
+    CHECK_FALSE(frame.IsCompact());
+    CHECK(bytesOf(*shared) == bytesOf(*reference));
+    CHECK(PeekPointer(frame.Share()) == PeekPointer(shared));
+    Ptr<Packet> released = frame.Release();
+    CHECK(PeekPointer(released) == PeekPointer(shared));
+    CHECK_FALSE(bool(frame));
 }

@@ -318,7 +318,7 @@ FabricPort::EnqueueAt(FrameRef frame, const FrameInfo& info, uint32_t ingress, i
         const double p = EcnMarkProbability(m_queueBytes);
         if (p >= 1.0 || (p > 0.0 && m_ecnRng->GetValue() < p))
         {
-            SetFrameEcn(frame.Share(), Ecn::Ce);
+            frame.SetEcn(Ecn::Ce);
             marked = true;
             ++m_stats.ecnMarked;
             if (!m_ecnMarkTrace.IsEmpty())
@@ -518,7 +518,7 @@ FabricPort::Receive(FrameRef frame, const FrameInfo& info, uint32_t epoch, int64
         RecordDrop(frame, DropReason::ErrorModel);
         return;
     }
-    if (info.bytes == PfcPauseHeader::kBytes && ReceivePfc(frame.Share()))
+    if (info.bytes == PfcPauseHeader::kBytes && !frame.IsCompact() && ReceivePfc(frame.Share()))
     {
         return; // MAC control: consumed by the port
     }

@@ -47,11 +47,23 @@ RdmaNic::RegisterUdpHandler(uint16_t udpPort, UdpHandler handler)
 {
     for (const auto& h : m_handlers)
     {
-        NS_ABORT_MSG_IF(h.first == udpPort,
+        NS_ABORT_MSG_IF(h.udpPort == udpPort,
                         "RdmaNic of host " << m_host << ": UDP port " << udpPort
                                            << " already has a handler");
     }
-    m_handlers.emplace_back(udpPort, handler);
+    m_handlers.push_back(Handler{udpPort, handler, FrameHandler()});
+}
+
+void
+RdmaNic::RegisterFrameHandler(uint16_t udpPort, FrameHandler handler)
+{
+    for (const auto& h : m_handlers)
+    {
+        NS_ABORT_MSG_IF(h.udpPort == udpPort,
+                        "RdmaNic of host " << m_host << ": UDP port " << udpPort
+                                           << " already has a handler");
+    }
+    m_handlers.push_back(Handler{udpPort, UdpHandler(), handler});
 }
 
 void
@@ -59,7 +71,7 @@ RdmaNic::UnregisterUdpHandler(uint16_t udpPort)
 {
     for (auto it = m_handlers.begin(); it != m_handlers.end(); ++it)
     {
-        if (it->first == udpPort)
+        if (it->udpPort == udpPort)
         {
             m_handlers.erase(it);
             return;
@@ -100,6 +112,19 @@ RdmaNic::SendAt(const Ptr<Packet>& payload,
     return m_ports[plane]->EnqueueAt(payload, info, FabricPort::kNoIngress, nowPs);
 }
 
+bool
+RdmaNic::SendCompactAt(uint32_t payloadBytes,
+                       uint32_t plane,
+                       const FrameAddress& addr,
+                       int64_t nowPs)
+{
+    NS_ASSERT(plane < m_ports.size());
+    ++m_framesSent;
+    FrameRef frame;
+    const FrameInfo info = BuildCompactFrame(frame, payloadBytes, addr);
+    return m_ports[plane]->EnqueueAt(std::move(frame), info, FabricPort::kNoIngress, nowPs);
+}
+
 uint32_t
 RdmaNic::PlaneOf(const FabricPort* port) const
 {
@@ -123,10 +148,17 @@ RdmaNic::ReceiveFromPort(FabricPort* port,
     }
     for (const auto& h : m_handlers)
     {
-        if (h.first == info.dstPort)
+        if (h.udpPort == info.dstPort)
         {
             ++m_framesDelivered;
-            h.second(frame.Release(), info, PlaneOf(port));
+            if (!h.frame.IsNull())
+            {
+                h.frame(frame, info, PlaneOf(port));
+            }
+            else
+            {
+                h.packet(frame.Release(), info, PlaneOf(port));
+            }
             return;
         }
     }

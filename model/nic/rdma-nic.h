@@ -33,6 +33,12 @@ class RdmaNic : public Object, public FabricPacketSink
      * with its parsed header fields and the plane it arrived on.
      */
     typedef Callback<void, Ptr<Packet>, const FrameInfo&, uint32_t> UdpHandler;
+    /**
+     * A UdpHandler that takes the frame as the fabric carried it (a compact
+     * frame stays compact: FrameRef::CopyData reads its bytes, Share or
+     * Release make a Packet when one is needed).
+     */
+    typedef Callback<void, FrameRef&, const FrameInfo&, uint32_t> FrameHandler;
 
     void SetHostIndex(uint32_t host) { m_host = host; }
     uint32_t GetHostIndex() const { return m_host; }
@@ -46,6 +52,8 @@ class RdmaNic : public Object, public FabricPacketSink
 
     /** Routes frames for UDP destination port \p udpPort to \p handler (aborts if taken). */
     void RegisterUdpHandler(uint16_t udpPort, UdpHandler handler);
+    /** RegisterUdpHandler for a FrameHandler. */
+    void RegisterFrameHandler(uint16_t udpPort, FrameHandler handler);
     void UnregisterUdpHandler(uint16_t udpPort);
 
     /**
@@ -55,6 +63,11 @@ class RdmaNic : public Object, public FabricPacketSink
     bool Send(Ptr<Packet> payload, uint32_t plane, const FrameAddress& addr);
     /** Send when the caller knows the current time \p nowPs. */
     bool SendAt(const Ptr<Packet>& payload, uint32_t plane, const FrameAddress& addr, int64_t nowPs);
+    /**
+     * SendAt of a payload of \p payloadBytes zero bytes, built as a compact
+     * frame (BuildCompactFrame; the sender's header in \p addr.innerBytes).
+     */
+    bool SendCompactAt(uint32_t payloadBytes, uint32_t plane, const FrameAddress& addr, int64_t nowPs);
 
     /** Frame address from this host to \p dstHost on \p plane (DSCP 0, Not-ECT). */
     FrameAddress AddressTo(uint32_t dstHost, uint32_t plane, uint16_t srcPort, uint16_t dstPort) const;
@@ -93,7 +106,13 @@ class RdmaNic : public Object, public FabricPacketSink
 
     uint32_t m_host = 0;
     std::vector<Ptr<FabricPort>> m_ports;
-    std::vector<std::pair<uint16_t, UdpHandler>> m_handlers; //!< few: a linear scan beats a map
+    struct Handler
+    {
+        uint16_t udpPort;
+        UdpHandler packet; //!< one of the two is set
+        FrameHandler frame;
+    };
+    std::vector<Handler> m_handlers; //!< few: a linear scan beats a map
     std::vector<LinkListener> m_linkListeners;
     uint64_t m_framesSent = 0;
     uint64_t m_framesDelivered = 0;

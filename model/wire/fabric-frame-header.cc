@@ -49,13 +49,11 @@ FabricFrameHeader::Ipv4Checksum(const uint8_t* h)
 }
 
 void
-FabricFrameHeader::Serialize(Buffer::Iterator start) const
+FabricFrameHeader::WriteTo(uint8_t* b, uint32_t frameBytes) const
 {
-    const uint32_t frameBytes = start.GetSize();
     const uint16_t ipLen = static_cast<uint16_t>(frameBytes - kEthernetHeaderBytes);
     const uint16_t udpLen = static_cast<uint16_t>(ipLen - kIpv4HeaderBytes);
 
-    uint8_t b[kBytes];
     std::memcpy(b, dstMac, 6);
     std::memcpy(b + 6, srcMac, 6);
     b[12] = kEtherTypeIpv4 >> 8;
@@ -88,6 +86,13 @@ FabricFrameHeader::Serialize(Buffer::Iterator start) const
     udp[4] = udpLen >> 8;
     udp[5] = udpLen & 0xff;
     udp[6] = udp[7] = 0;
+}
+
+void
+FabricFrameHeader::Serialize(Buffer::Iterator start) const
+{
+    uint8_t b[kBytes];
+    WriteTo(b, start.GetSize());
     start.Write(b, kBytes);
     if (inner)
     {

@@ -53,6 +53,12 @@ class FabricFrameHeader : public Header
      */
     const Header* inner = nullptr;
 
+    /**
+     * Writes the 42 header bytes of a frame of \p frameBytes bytes (headers
+     * and payload) to \p b: what Serialize writes before the inner header.
+     */
+    void WriteTo(uint8_t* b, uint32_t frameBytes) const;
+
     /** RFC 1071 checksum of a 20-byte IPv4 header whose checksum field is zero. */
     static uint16_t Ipv4Checksum(const uint8_t* header20);
 };

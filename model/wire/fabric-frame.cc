@@ -3,6 +3,10 @@
 #include "fabric-address.h"
 #include "fabric-frame-header.h"
 
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
 namespace ns3
 {
 
@@ -75,6 +79,186 @@ void
 StripFrame(Ptr<Packet> frame)
 {
     frame->RemoveAtStart(kFrameHeaderBytes);
+}
+
+} // namespace ns3
+
+namespace ns3
+{
+
+/**
+ * The header bytes of a compact frame as a Header, so the Packet made from
+ * it is built as BuildFrame builds one: a zero-filled payload (ns-3's
+ * virtual zero area) with the headers added in front.
+ */
+class FrameBytesHeader : public Header
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::FrameBytesHeader")
+                                .SetParent<Header>()
+                                .SetGroupName("MetaRoce")
+                                .AddConstructor<FrameBytesHeader>();
+        return tid;
+    }
+    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+    uint32_t GetSerializedSize() const override { return m_size; }
+    void Serialize(Buffer::Iterator start) const override { start.Write(m_bytes, m_size); }
+    uint32_t Deserialize(Buffer::Iterator start) override { return 0; } // send side only
+    void Print(std::ostream& os) const override { os << m_size << " header bytes"; }
+
+    const uint8_t* m_bytes = nullptr;
+    uint32_t m_size = 0;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(FrameBytesHeader);
+
+namespace
+{
+/** Blocks of finished compact frames; never shrinks (bounded by the peak in flight). */
+std::vector<FrameBytes*>&
+FrameBytesPool()
+{
+    static auto* pool = new std::vector<FrameBytes*>();
+    return *pool;
+}
+} // namespace
+
+FrameBytes*
+FrameBytes::Allocate()
+{
+#if !defined(__SANITIZE_ADDRESS__)
+    auto& pool = FrameBytesPool();
+    if (!pool.empty())
+    {
+        FrameBytes* block = pool.back();
+        pool.pop_back();
+        return block;
+    }
+#endif
+    return new FrameBytes;
+}
+
+void
+FrameBytes::Free(FrameBytes* block)
+{
+#if !defined(__SANITIZE_ADDRESS__)
+    FrameBytesPool().push_back(block);
+#else
+    delete block; // the sanitizer sees every block's lifetime
+#endif
+}
+
+void
+FrameRef::MakePacket() const
+{
+    Ptr<Packet> packet = Create<Packet>(m_bytes->size - m_bytes->headerBytes);
+    FrameBytesHeader h;
+    h.m_bytes = m_bytes->header;
+    h.m_size = m_bytes->headerBytes;
+    packet->AddHeader(h);
+    FrameBytes::Free(m_bytes);
+    m_bytes = nullptr;
+    m_packet = PeekPointer(packet);
+    m_packet->Ref();
+}
+
+Ptr<Packet>
+FrameRef::Share() const
+{
+    if (m_bytes)
+    {
+        MakePacket();
+    }
+    return Ptr<Packet>(m_packet);
+}
+
+Ptr<Packet>
+FrameRef::Release()
+{
+    if (m_bytes)
+    {
+        MakePacket();
+    }
+    Ptr<Packet> packet(m_packet, false);
+    m_packet = nullptr;
+    return packet;
+}
+
+uint32_t
+FrameRef::CopyData(uint8_t* out, uint32_t size) const
+{
+    if (!m_bytes)
+    {
+        return m_packet ? m_packet->CopyData(out, size) : 0;
+    }
+    const uint32_t n = std::min(size, m_bytes->size);
+    const uint32_t fromHeader = std::min(n, m_bytes->headerBytes);
+    std::memcpy(out, m_bytes->header, fromHeader);
+    std::memset(out + fromHeader, 0, n - fromHeader);
+    return n;
+}
+
+uint32_t
+FrameRef::GetSize() const
+{
+    return m_bytes ? m_bytes->size : m_packet ? m_packet->GetSize() : 0;
+}
+
+void
+FrameRef::SetEcn(Ecn ecn)
+{
+    if (!m_bytes)
+    {
+        SetFrameEcn(Ptr<Packet>(m_packet), ecn);
+        return;
+    }
+    // The bytes SetFrameEcn leaves: the TOS byte's low two bits, then the
+    // header checksum over the new header.
+    uint8_t* ip = m_bytes->header + kEthernetHeaderBytes;
+    ip[1] = static_cast<uint8_t>((ip[1] & 0xfc) | static_cast<uint8_t>(ecn));
+    ip[10] = ip[11] = 0;
+    const uint16_t csum = FabricFrameHeader::Ipv4Checksum(ip);
+    ip[10] = csum >> 8;
+    ip[11] = csum & 0xff;
+}
+
+FrameInfo
+BuildCompactFrame(FrameRef& frame, uint32_t payloadBytes, const FrameAddress& addr)
+{
+    NS_ASSERT(addr.inner == nullptr); // a Header object needs a Packet: use BuildFrame
+    NS_ASSERT(kFrameHeaderBytes + addr.innerSize <= FrameBytes::kMaxHeaderBytes);
+    NS_ASSERT(addr.plane < FabricAddress::kMaxPlanes && addr.srcHost < FabricAddress::kMaxHosts &&
+              addr.dstHost < FabricAddress::kMaxHosts);
+    FrameBytes* b = FrameBytes::Allocate();
+    b->headerBytes = kFrameHeaderBytes + addr.innerSize;
+    b->size = b->headerBytes + payloadBytes;
+    FabricFrameHeader h;
+    const uint32_t src = FabricAddress::HostIpU32(addr.plane, addr.srcHost);
+    const uint32_t dst = FabricAddress::HostIpU32(addr.plane, addr.dstHost);
+    FabricAddress::WriteHostMac(h.srcMac, addr.plane, addr.srcHost);
+    FabricAddress::WriteHostMac(h.dstMac, addr.plane, addr.dstHost);
+    h.srcIp = src;
+    h.dstIp = dst;
+    h.srcPort = addr.srcPort;
+    h.dstPort = addr.dstPort;
+    h.tos = static_cast<uint8_t>((addr.dscp << 2) | static_cast<uint8_t>(addr.ecn));
+    h.WriteTo(b->header, b->size);
+    if (addr.innerSize > 0)
+    {
+        std::memcpy(b->header + kFrameHeaderBytes, addr.innerBytes, addr.innerSize);
+    }
+    frame = FrameRef(b);
+    FrameInfo info;
+    info.srcIp = src;
+    info.dstIp = dst;
+    info.srcPort = addr.srcPort;
+    info.dstPort = addr.dstPort;
+    info.dscp = addr.dscp;
+    info.ecn = addr.ecn;
+    info.bytes = b->size;
+    return info;
 }
 
 } // namespace ns3

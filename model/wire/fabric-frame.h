@@ -60,6 +60,12 @@ struct FrameAddress
      * (FabricFrameHeader::inner). Not owned; must live until the frame is built.
      */
     const Header* inner = nullptr;
+    /**
+     * BuildCompactFrame: the sender's own header as bytes (instead of
+     * inner), written after the frame headers. Not owned.
+     */
+    const uint8_t* innerBytes = nullptr;
+    uint32_t innerSize = 0;
 };
 
 /** The header fields forwarding and demultiplexing need, in host byte order. */
@@ -79,13 +85,35 @@ struct FrameInfo
 };
 
 /**
- * The fabric's reference to a frame's Packet while it is queued or in
- * flight. Move-only: handing a frame from port to channel to port moves a
- * pointer and never touches the Packet, whose reference count would
- * otherwise be read and written at every hop (ns-3 3.37's Ptr has no move,
- * and the Packet is long out of cache by the time its frame arrives). The
- * Packet is read only where its bytes are needed: the receiving NIC, a
- * connected trace, an ECN mark, an error model.
+ * A frame held as its header bytes alone, for frames whose payload nobody
+ * reads (test traffic, MetaRoCE data without CarryBytes, ACKs): the payload
+ * is size - headerBytes zero bytes, exactly what Create<Packet>(n) holds.
+ * Built in a pooled block instead of an ns-3 Packet (no Packet, Buffer or
+ * metadata allocation, no AddHeader, nothing to free at the far end); a
+ * Packet with the same bytes is made only if something asks for one
+ * (a trace, pcap, an error model): FrameRef::Share.
+ */
+struct FrameBytes
+{
+    static constexpr uint32_t kMaxHeaderBytes = 120;
+    uint32_t size = 0;        //!< frame bytes: headers and payload
+    uint32_t headerBytes = 0; //!< bytes of header[] in use
+    uint8_t header[kMaxHeaderBytes];
+
+    /** A block from the pool (blocks of finished frames are reused). */
+    static FrameBytes* Allocate();
+    static void Free(FrameBytes* block);
+};
+
+/**
+ * The fabric's reference to a frame while it is queued or in flight: either
+ * a Packet (one reference of its own) or a FrameBytes block (owned).
+ * Move-only: handing a frame from port to channel to port moves a pointer
+ * and never touches the Packet, whose reference count would otherwise be
+ * read and written at every hop (ns-3 3.37's Ptr has no move, and the Packet
+ * is long out of cache by the time its frame arrives). The frame's bytes are
+ * read only where they are needed: the receiving NIC, a connected trace, an
+ * ECN mark, an error model.
  */
 class FrameRef
 {
@@ -100,10 +128,17 @@ class FrameRef
             m_packet->Ref();
         }
     }
+    /** Takes ownership of \p bytes (from FrameBytes::Allocate). */
+    explicit FrameRef(FrameBytes* bytes)
+        : m_bytes(bytes)
+    {
+    }
     FrameRef(FrameRef&& other) noexcept
-        : m_packet(other.m_packet)
+        : m_packet(other.m_packet),
+          m_bytes(other.m_bytes)
     {
         other.m_packet = nullptr;
+        other.m_bytes = nullptr;
     }
     FrameRef& operator=(FrameRef&& other) noexcept
     {
@@ -111,7 +146,9 @@ class FrameRef
         {
             Reset();
             m_packet = other.m_packet;
+            m_bytes = other.m_bytes;
             other.m_packet = nullptr;
+            other.m_bytes = nullptr;
         }
         return *this;
     }
@@ -119,16 +156,22 @@ class FrameRef
     FrameRef& operator=(const FrameRef&) = delete;
     ~FrameRef() { Reset(); }
 
-    /** Another reference to the Packet (reads its reference count). */
-    Ptr<Packet> Share() const { return Ptr<Packet>(m_packet); }
-    /** Hands this reference over as a Ptr, leaving this empty. */
-    Ptr<Packet> Release()
-    {
-        Ptr<Packet> packet(m_packet, false);
-        m_packet = nullptr;
-        return packet;
-    }
-    explicit operator bool() const { return m_packet != nullptr; }
+    /**
+     * Another reference to the frame as a Packet. A FrameBytes frame becomes
+     * a Packet with the same bytes first (once: later calls share it).
+     */
+    Ptr<Packet> Share() const;
+    /** Hands this reference over as a Ptr (made as Share does), leaving this empty. */
+    Ptr<Packet> Release();
+    /** Copies the first \p size bytes of the frame to \p out; \return bytes copied. */
+    uint32_t CopyData(uint8_t* out, uint32_t size) const;
+    /** Frame bytes (Packet::GetSize). */
+    uint32_t GetSize() const;
+    /** Rewrites the IPv4 ECN codepoint (and checksum), as SetFrameEcn does. */
+    void SetEcn(Ecn ecn);
+    /** Whether the frame is held as FrameBytes (no Packet made yet). */
+    bool IsCompact() const { return m_bytes != nullptr; }
+    explicit operator bool() const { return m_packet || m_bytes; }
 
   private:
     void Reset()
@@ -138,9 +181,19 @@ class FrameRef
             m_packet->Unref();
             m_packet = nullptr;
         }
+        if (m_bytes)
+        {
+            FrameBytes::Free(m_bytes);
+            m_bytes = nullptr;
+        }
     }
+    /** Turns a FrameBytes frame into a Packet with the same bytes. */
+    void MakePacket() const;
 
-    Packet* m_packet = nullptr;
+    // Exactly one is set (or neither). Mutable: Share turns bytes into a
+    // Packet without changing the frame.
+    mutable Packet* m_packet = nullptr;
+    mutable FrameBytes* m_bytes = nullptr;
 };
 
 /**
@@ -152,6 +205,14 @@ class FrameRef
  * \return the forwarding fields of the frame just built (no need to parse it).
  */
 FrameInfo BuildFrame(Ptr<Packet> payload, const FrameAddress& addr);
+
+/**
+ * BuildFrame for a frame whose payload is \p payloadBytes zero bytes, held
+ * as FrameBytes (see there): the same bytes BuildFrame writes for
+ * Create<Packet>(payloadBytes), with \p addr.innerBytes as the sender's
+ * header. \return the frame (in \p frame) and its forwarding fields.
+ */
+FrameInfo BuildCompactFrame(FrameRef& frame, uint32_t payloadBytes, const FrameAddress& addr);
 
 /**
  * Reads the forwarding fields of a frame.

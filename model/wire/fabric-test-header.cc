@@ -32,8 +32,17 @@ FabricTestHeader::GetSerializedSize() const
 void
 FabricTestHeader::Serialize(Buffer::Iterator start) const
 {
-    start.WriteHtonU32(m_seq);
-    start.WriteHtonU64(m_sendNs);
+    uint8_t b[kBytes];
+    WriteTo(b);
+    start.Write(b, kBytes);
+}
+
+void
+FabricTestHeader::WriteTo(uint8_t* bytes) const
+{
+    WireWriter w(bytes);
+    w.U32(m_seq);
+    w.U64(m_sendNs);
 }
 
 uint32_t

@@ -21,6 +21,8 @@ class FabricTestHeader : public Header
     uint32_t GetSerializedSize() const override;
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
+    /** Serialize to kBytes bytes of memory (a compact frame's header). */
+    void WriteTo(uint8_t* bytes) const;
     /** Deserialize from \p size bytes in memory; \return bytes read (0 if too short). */
     uint32_t Parse(const uint8_t* bytes, uint32_t size);
     void Print(std::ostream& os) const override;

@@ -49,7 +49,7 @@ FabricTrafficSink::StartApplication()
     m_nic = GetNode()->GetObject<RdmaNic>();
     NS_ABORT_MSG_UNLESS(m_nic, "FabricTrafficSink needs an RdmaNic on node " << GetNode()->GetId());
     m_bytesPerPlane.assign(m_nic->GetNPlanes(), 0);
-    m_nic->RegisterUdpHandler(m_port, MakeCallback(&FabricTrafficSink::Receive, this));
+    m_nic->RegisterFrameHandler(m_port, MakeCallback(&FabricTrafficSink::Receive, this));
 }
 
 void
@@ -62,19 +62,18 @@ FabricTrafficSink::StopApplication()
 }
 
 void
-FabricTrafficSink::Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t plane)
+FabricTrafficSink::Receive(FrameRef& frame, const FrameInfo& info, uint32_t plane)
 {
     // One copy of the frame and test headers, parsed in place (no header
     // objects removed from the Packet unless a trace wants the payload).
     uint8_t bytes[kFrameHeaderBytes + FabricTestHeader::kBytes];
     FabricTestHeader hdr;
-    if (frame->GetSize() < sizeof(bytes) ||
-        frame->CopyData(bytes, sizeof(bytes)) != sizeof(bytes) ||
+    if (info.bytes < sizeof(bytes) || frame.CopyData(bytes, sizeof(bytes)) != sizeof(bytes) ||
         hdr.Parse(bytes + kFrameHeaderBytes, FabricTestHeader::kBytes) != FabricTestHeader::kBytes)
     {
         return; // not test traffic: too short to carry the header
     }
-    const uint32_t payloadBytes = frame->GetSize() - kFrameHeaderBytes;
+    const uint32_t payloadBytes = info.bytes - kFrameHeaderBytes;
     const Time delay = Simulator::Now() - hdr.GetSendTime();
     ++m_packets;
     m_bytes += payloadBytes;
@@ -87,8 +86,9 @@ FabricTrafficSink::Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t pl
     }
     if (!m_rxTrace.IsEmpty())
     {
-        StripFrame(frame);
-        m_rxTrace(frame, delay, plane);
+        Ptr<Packet> payload = frame.Release();
+        StripFrame(payload);
+        m_rxTrace(payload, delay, plane);
     }
 }
 

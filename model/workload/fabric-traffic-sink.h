@@ -36,7 +36,7 @@ class FabricTrafficSink : public Application
   private:
     void StartApplication() override;
     void StopApplication() override;
-    void Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t plane);
+    void Receive(FrameRef& frame, const FrameInfo& info, uint32_t plane);
 
     uint16_t m_port;
     Ptr<RdmaNic> m_nic;
