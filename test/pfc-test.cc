@@ -585,7 +585,7 @@ namespace
 struct GreedyClient : NicTxClient
 {
     Ptr<RdmaNic> nic;
-    Ptr<Packet> PullPacket(uint32_t plane, int64_t, FrameAddress& addr, int64_t& notBeforePs) override
+    FramePayload PullPacket(uint32_t plane, int64_t, FrameAddress& addr, int64_t& notBeforePs) override
     {
         FabricTestHeader hdr;
         hdr.SetSendTime(Simulator::Now());

@@ -130,7 +130,7 @@ NicScheduler::Wake(uint32_t plane)
         }
         FrameAddress addr;
         int64_t wait = 0;
-        Ptr<Packet> packet = m_clients[index]->PullPacket(plane, nowPs, addr, wait);
+        FramePayload packet = m_clients[index]->PullPacket(plane, nowPs, addr, wait);
         if (!packet)
         {
             if (wait > 0 && m_firmWaits[index])
@@ -151,7 +151,7 @@ NicScheduler::Wake(uint32_t plane)
             p.ring.push_back(index);
         }
         ++m_sent;
-        m_nic->SendAt(packet, plane, addr, nowPs);
+        m_nic->SendPayloadAt(packet, plane, addr, nowPs);
         sent = true;
         break;
     }

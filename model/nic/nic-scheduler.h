@@ -40,13 +40,15 @@ class NicTxClient
     /**
      * The port of \p plane is free. \return the next payload (transport
      * headers on, fabric headers off) with its frame address in \p addr, or
-     * nullptr if nothing is eligible on this plane now. A client that has a
+     * nothing if nothing is eligible on this plane now. A payload of zeros
+     * whose transport header is in \p addr.innerBytes goes out as a compact
+     * frame (no Packet). A client that has a
      * packet but may not send it yet (pacing, a receiver-not-ready wait) sets
      * \p notBeforePs to the time it may: it stays in the ring and the
      * scheduler wakes the plane then, so pacing costs no event of its own.
      * \p nowPs is the current simulation time.
      */
-    virtual Ptr<Packet> PullPacket(uint32_t plane,
+    virtual FramePayload PullPacket(uint32_t plane,
                                    int64_t nowPs,
                                    FrameAddress& addr,
                                    int64_t& notBeforePs) = 0;

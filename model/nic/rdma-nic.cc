@@ -113,6 +113,23 @@ RdmaNic::SendAt(const Ptr<Packet>& payload,
 }
 
 bool
+RdmaNic::SendPayloadAt(const FramePayload& payload,
+                       uint32_t plane,
+                       const FrameAddress& addr,
+                       int64_t nowPs)
+{
+    if (payload.packet)
+    {
+        return SendAt(payload.packet, plane, addr, nowPs);
+    }
+    if (addr.inner)
+    {
+        return SendAt(Create<Packet>(payload.zeroBytes), plane, addr, nowPs);
+    }
+    return SendCompactAt(payload.zeroBytes, plane, addr, nowPs);
+}
+
+bool
 RdmaNic::SendCompactAt(uint32_t payloadBytes,
                        uint32_t plane,
                        const FrameAddress& addr,

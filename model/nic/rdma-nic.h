@@ -68,6 +68,14 @@ class RdmaNic : public Object, public FabricPacketSink
      * frame (BuildCompactFrame; the sender's header in \p addr.innerBytes).
      */
     bool SendCompactAt(uint32_t payloadBytes, uint32_t plane, const FrameAddress& addr, int64_t nowPs);
+    /**
+     * SendAt of \p payload: compact if it is zeros and the sender's header
+     * is given as bytes (\p addr.innerBytes), a Packet frame otherwise.
+     */
+    bool SendPayloadAt(const FramePayload& payload,
+                       uint32_t plane,
+                       const FrameAddress& addr,
+                       int64_t nowPs);
 
     /** Frame address from this host to \p dstHost on \p plane (DSCP 0, Not-ECT). */
     FrameAddress AddressTo(uint32_t dstHost, uint32_t plane, uint16_t srcPort, uint16_t dstPort) const;

@@ -87,7 +87,10 @@ RdmaMemory::Place(uint32_t key, uint64_t addr, const uint8_t* data, uint64_t len
 }
 
 void
-RdmaMemory::PlaceFrom(uint32_t key, uint64_t addr, const Packet& payload, uint32_t from,
+RdmaMemory::PlaceFrom(uint32_t key,
+                      uint64_t addr,
+                      const FramePayload& payload,
+                      uint32_t from,
                       uint32_t len)
 {
     const RdmaMemoryRegion* r = Find(key);

@@ -12,6 +12,8 @@
 #ifndef METAROCE_RDMA_MEMORY_H
 #define METAROCE_RDMA_MEMORY_H
 
+#include "fabric-frame.h"
+
 #include "ns3/object.h"
 #include "ns3/packet.h"
 
@@ -68,7 +70,11 @@ class RdmaMemory : public Object
      * \p key: copied when the region has a buffer (payload-integrity mode),
      * only counted otherwise. The caller has checked access.
      */
-    void PlaceFrom(uint32_t key, uint64_t addr, const Packet& payload, uint32_t from, uint32_t len);
+    void PlaceFrom(uint32_t key,
+                   uint64_t addr,
+                   const FramePayload& payload,
+                   uint32_t from,
+                   uint32_t len);
 
     /** Pointer to the bytes at \p addr of region \p key (nullptr without a buffer). */
     uint8_t* Bytes(uint32_t key, uint64_t addr);

@@ -224,6 +224,18 @@ FrameRef::SetEcn(Ecn ecn)
     ip[11] = csum & 0xff;
 }
 
+uint32_t
+FramePayload::CopyData(uint8_t* out, uint32_t size) const
+{
+    if (packet)
+    {
+        return packet->CopyData(out, size);
+    }
+    const uint32_t n = std::min(size, zeroBytes);
+    std::memset(out, 0, n);
+    return n;
+}
+
 FrameInfo
 BuildCompactFrame(FrameRef& frame, uint32_t payloadBytes, const FrameAddress& addr)
 {

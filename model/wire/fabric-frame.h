@@ -197,6 +197,40 @@ class FrameRef
 };
 
 /**
+ * A payload as a transport hands it to the NIC or receives it: a Packet, or
+ * (no Packet) that many zero bytes, which a compact frame carries without
+ * allocating them. Converts from a Ptr<Packet> (and from nullptr: none).
+ */
+struct FramePayload
+{
+    FramePayload() = default;
+    FramePayload(std::nullptr_t) {}
+    FramePayload(Ptr<Packet> p)
+        : packet(std::move(p))
+    {
+    }
+    /** \p bytes zero bytes, no Packet. */
+    static FramePayload Zeros(uint32_t bytes)
+    {
+        FramePayload f;
+        f.zeros = true;
+        f.zeroBytes = bytes;
+        return f;
+    }
+
+    explicit operator bool() const { return packet || zeros; }
+    uint32_t GetSize() const { return packet ? packet->GetSize() : zeroBytes; }
+    /** Copies \p size bytes from offset 0 (zeros if there is no Packet); \return bytes copied. */
+    uint32_t CopyData(uint8_t* out, uint32_t size) const;
+    /** A deep copy (Packet::Copy), for a duplicated delivery. */
+    FramePayload Copy() const { return zeros ? *this : FramePayload(packet->Copy()); }
+
+    Ptr<Packet> packet;
+    uint32_t zeroBytes = 0; //!< when zeros
+    bool zeros = false;
+};
+
+/**
  * Prepends Ethernet, IPv4 and UDP headers to a payload packet (in place).
  * IPv4 carries a real header checksum; UDP's checksum is 0 (allowed over
  * IPv4, and what RoCEv2 NICs send). TTL 64, DF set, IP id 0.

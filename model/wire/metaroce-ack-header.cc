@@ -34,6 +34,13 @@ void
 MetaRoceAckHeader::Serialize(Buffer::Iterator i) const
 {
     uint8_t b[kBytes];
+    WriteTo(b);
+    i.Write(b, kBytes);
+}
+
+void
+MetaRoceAckHeader::WriteTo(uint8_t* b) const
+{
     WireWriter w(b);
     w.U8(kOpcode);
     w.U8(flags);
@@ -50,7 +57,6 @@ MetaRoceAckHeader::Serialize(Buffer::Iterator i) const
     {
         w.U64(sack.Word(k));
     }
-    i.Write(b, kBytes);
 }
 
 uint32_t

@@ -32,6 +32,13 @@ void
 MetaRoceDataHeader::Serialize(Buffer::Iterator i) const
 {
     uint8_t b[kBytes];
+    WriteTo(b);
+    i.Write(b, kBytes);
+}
+
+void
+MetaRoceDataHeader::WriteTo(uint8_t* b) const
+{
     WireWriter w(b);
     w.U8(opcode);
     w.U8(flags);
@@ -47,7 +54,6 @@ MetaRoceDataHeader::Serialize(Buffer::Iterator i) const
     w.U64(remoteAddress);
     w.U32(keyOrMatch);
     w.U64(timestampPs);
-    i.Write(b, kBytes);
 }
 
 uint32_t

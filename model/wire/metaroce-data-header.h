@@ -59,6 +59,8 @@ class MetaRoceDataHeader : public Header
      * \return kBytes, or 0 if short or the opcode/version is unknown.
      */
     uint32_t Parse(const uint8_t* bytes, uint32_t size);
+    /** Serialize to kBytes bytes of memory (a compact frame's header). */
+    void WriteTo(uint8_t* bytes) const;
     void Print(std::ostream& os) const override;
 
     uint8_t opcode = WRITE;

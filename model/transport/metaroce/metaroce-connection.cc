@@ -451,7 +451,7 @@ MetaRoceConnection::ChoosePath(uint32_t plane, bool forRetransmit, int64_t now)
     return fallback;
 }
 
-Ptr<Packet>
+FramePayload
 MetaRoceConnection::PullPacket(uint32_t plane,
                                int64_t now,
                                FrameAddress& addr,
@@ -479,7 +479,7 @@ MetaRoceConnection::PullPacket(uint32_t plane,
             return nullptr;
         }
     }
-    Ptr<Packet> packet;
+    FramePayload packet;
     // A failed path earns its load back with a probe: a payload-less packet,
     // so no message ever waits on a route that may still be dead.
     for (uint32_t i = plane; i < m_paths.size(); i += m_planes.size())
@@ -555,7 +555,7 @@ MetaRoceConnection::PullPacket(uint32_t plane,
     {
         // The payload (BuildPacket leaves the data header to the NIC).
         const uint64_t wire =
-            WireBytes(packet->GetSize() + MetaRoceDataHeader::kBytes + kFrameHeaderBytes);
+            WireBytes(packet.GetSize() + MetaRoceDataHeader::kBytes + kFrameHeaderBytes);
         ps.nextSendPs = std::max(now, ps.nextSendPs) +
                         int64_t(double(wire) * 8e12 / double(ps.rateBps));
     }
@@ -566,12 +566,14 @@ MetaRoceConnection::PullPacket(uint32_t plane,
     return packet;
 }
 
-Ptr<Packet>
+FramePayload
 MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, const ChunkRef& ref,
                                 uint8_t flags, FrameAddress& addr)
 {
     // The header goes to the transport's transmit header, which the NIC
-    // writes with the frame headers in one pass (FrameAddress::inner).
+    // writes with the frame headers in one pass: as bytes into a compact
+    // frame (FrameAddress::innerBytes) when the payload is zeros, as a
+    // Header into a Packet (FrameAddress::inner) when it carries bytes.
     MetaRoceDataHeader& h = m_transport->TxHeader();
     h = MetaRoceDataHeader();
     if (ref.message == kProbe)
@@ -582,22 +584,21 @@ MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, co
         h.connection = m_remoteId;
         h.pathSeq = seq;
         h.timestampPs = Simulator::Now().GetPicoSeconds();
-        Ptr<Packet> probe = Create<Packet>();
         addr = m_transport->DataAddress(GetRemoteHost(), GetPathPlane(pathIndex), path.srcPort);
         addr.ecn = m_ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
-        addr.inner = &h;
-        return probe;
+        h.WriteTo(m_transport->TxHeaderBytes());
+        addr.innerBytes = m_transport->TxHeaderBytes();
+        addr.innerSize = MetaRoceDataHeader::kBytes;
+        return FramePayload::Zeros(0);
     }
     const TxMessage& m = Message(ref.message);
     const uint32_t offset = ref.chunk * m_payloadSize;
     const uint32_t len = std::min(m_payloadSize, m.wr.length - offset);
-    Ptr<Packet> packet;
     const uint8_t* bytes = nullptr;
     if (m_payloadIntegrity)
     {
         bytes = GetLocalMemory()->Bytes(m.wr.lkey, m.wr.localAddress + offset);
     }
-    packet = bytes ? Create<Packet>(bytes, len) : Create<Packet>(len);
     h.opcode = m.wr.opcode == RdmaOpcode::Write ? MetaRoceDataHeader::WRITE : MetaRoceDataHeader::SEND;
     h.flags = flags | (ref.chunk == 0 ? MetaRoceDataHeader::FIRST : 0) |
               (ref.chunk + 1 == m.chunks ? MetaRoceDataHeader::LAST : 0);
@@ -621,10 +622,17 @@ MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, co
     h.timestampPs = Simulator::Now().GetPicoSeconds();
     addr = m_transport->DataAddress(GetRemoteHost(), GetPathPlane(pathIndex), path.srcPort);
     addr.ecn = m_ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
-    addr.inner = &h;
     ++m_stats.dataPackets;
     m_stats.payloadBytes += len;
-    return packet;
+    if (bytes)
+    {
+        addr.inner = &h;
+        return FramePayload(Create<Packet>(bytes, len));
+    }
+    h.WriteTo(m_transport->TxHeaderBytes());
+    addr.innerBytes = m_transport->TxHeaderBytes();
+    addr.innerSize = MetaRoceDataHeader::kBytes;
+    return FramePayload::Zeros(len);
 }
 
 void
@@ -1202,7 +1210,7 @@ MetaRoceConnection::Watchdog()
 // Receiving
 
 void
-MetaRoceConnection::ReceiveData(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool ce,
+MetaRoceConnection::ReceiveData(const MetaRoceDataHeader& h, const FramePayload& payload, bool ce,
                                 uint32_t plane, uint64_t hintBps)
 {
     MetaRoceAckHeader ack;

@@ -122,7 +122,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     }
 
     // NicTxClient
-    Ptr<Packet> PullPacket(uint32_t plane,
+    FramePayload PullPacket(uint32_t plane,
                            int64_t nowPs,
                            FrameAddress& addr,
                            int64_t& notBeforePs) override;
@@ -130,7 +130,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     bool HasFirmWaits() const override { return true; }
 
     /** From the transport: a data packet for this endpoint (header removed). */
-    void ReceiveData(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool ce, uint32_t plane,
+    void ReceiveData(const MetaRoceDataHeader& h, const FramePayload& payload, bool ce, uint32_t plane,
                      uint64_t hintBps);
     /** From the transport: an ACK for this endpoint. */
     void ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane);
@@ -284,7 +284,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     }
     /** Takes the next chunk to send as new data (resend queue first); false if none. */
     bool NextChunk(ChunkRef& ref);
-    Ptr<Packet> BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, const ChunkRef& ref,
+    FramePayload BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, const ChunkRef& ref,
                             uint8_t flags, FrameAddress& addr);
     int32_t ChoosePath(uint32_t plane, bool forRetransmit, int64_t nowPs);
     bool HasRoom(const Path& p) const;

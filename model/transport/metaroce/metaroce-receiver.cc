@@ -101,12 +101,12 @@ MetaRoceReceiver::GetPendingMessages() const
 
 bool
 MetaRoceReceiver::OnData(const MetaRoceDataHeader& h,
-                         Ptr<Packet> payload,
+                         const FramePayload& payload,
                          bool ce,
                          MetaRoceAckHeader& ack)
 {
     ++m_stats.packets;
-    m_stats.payloadBytes += payload->GetSize();
+    m_stats.payloadBytes += payload.GetSize();
     if (h.pathId >= m_paths.size())
     {
         m_paths.resize(std::max<size_t>(h.pathId + 1, m_expectedPaths));
@@ -136,7 +136,7 @@ MetaRoceReceiver::OnData(const MetaRoceDataHeader& h,
     }
     bool outOfWindow = false;
     // A probe (PROBE flag, no payload) tests the path; there is nothing to place.
-    const bool probe = (h.flags & MetaRoceDataHeader::PROBE) && payload->GetSize() == 0;
+    const bool probe = (h.flags & MetaRoceDataHeader::PROBE) && payload.GetSize() == 0;
     const uint8_t flags = probe ? 0 : Place(h, payload, outOfWindow);
     if (outOfWindow)
     {
@@ -183,10 +183,10 @@ MetaRoceReceiver::OnData(const MetaRoceDataHeader& h,
 }
 
 uint8_t
-MetaRoceReceiver::Place(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool& outOfWindow)
+MetaRoceReceiver::Place(const MetaRoceDataHeader& h, const FramePayload& payload, bool& outOfWindow)
 {
     RxStream& s = Stream(h.stream);
-    const uint32_t len = payload->GetSize();
+    const uint32_t len = payload.GetSize();
     if (h.messageSeq < s.baseMessage)
     {
         ++m_stats.duplicatePackets; // the whole message was placed and released
@@ -275,7 +275,7 @@ MetaRoceReceiver::Place(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool& 
         {
             for (const auto& [b, e] : fresh)
             {
-                m_memory->PlaceFrom(key, base + b, *payload, b - h.offset, e - b);
+                m_memory->PlaceFrom(key, base + b, payload, b - h.offset, e - b);
             }
         }
     }

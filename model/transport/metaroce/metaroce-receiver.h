@@ -67,7 +67,7 @@ class MetaRoceReceiver
      * \return true if an ACK must be sent; \p ack is then filled except for
      *         the connection id and rate hint.
      */
-    bool OnData(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool ce, MetaRoceAckHeader& ack);
+    bool OnData(const MetaRoceDataHeader& h, const FramePayload& payload, bool ce, MetaRoceAckHeader& ack);
 
     const MetaRoceReceiverStats& GetStats() const { return m_stats; }
     /** Posted receives not yet completed. */
@@ -125,7 +125,7 @@ class MetaRoceReceiver
     /** Records the packet in its path's bitmap; false if it cannot be represented. */
     bool AcceptOnPath(const MetaRoceDataHeader& h, bool record, MetaRoceAckHeader& ack, bool& stale);
     /** Places the packet; returns the ACK flags it earns (RNR, errors). */
-    uint8_t Place(const MetaRoceDataHeader& h, Ptr<Packet> payload, bool& outOfWindow);
+    uint8_t Place(const MetaRoceDataHeader& h, const FramePayload& payload, bool& outOfWindow);
     /** Releases the stream's completed messages in order (completion callbacks may post). */
     void Release(uint16_t stream);
     /** The bitmap of path \p pathId, created empty if it has none. */

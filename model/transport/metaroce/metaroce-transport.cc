@@ -97,7 +97,7 @@ MetaRoceTransport::SetNic(Ptr<RdmaNic> nic)
                                  m_hintUtilisation,
                                  m_activeWindow.GetPicoSeconds());
     }
-    nic->RegisterUdpHandler(m_udpPort, MakeCallback(&MetaRoceTransport::Receive, this));
+    nic->RegisterFrameHandler(m_udpPort, MakeCallback(&MetaRoceTransport::Receive, this));
     nic->AddLinkListener(MakeCallback(&MetaRoceTransport::LinkChanged, this));
 }
 
@@ -149,8 +149,12 @@ MetaRoceTransport::SendAck(const MetaRoceAckHeader& ack,
 {
     FrameAddress a = m_nic->AddressTo(dstHost, plane, srcPort, m_udpPort);
     a.dscp = m_ackDscp;
-    a.inner = &ack;
-    m_nic->Send(Create<Packet>(), plane, a);
+    // An ACK is headers only: a compact frame.
+    uint8_t bytes[MetaRoceAckHeader::kBytes];
+    ack.WriteTo(bytes);
+    a.innerBytes = bytes;
+    a.innerSize = MetaRoceAckHeader::kBytes;
+    m_nic->SendCompactAt(0, plane, a, Simulator::Now().GetPicoSeconds());
 }
 
 uint16_t
@@ -167,7 +171,7 @@ MetaRoceTransport::GetActiveSenders(uint32_t plane)
 }
 
 void
-MetaRoceTransport::Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t plane)
+MetaRoceTransport::Receive(FrameRef& frame, const FrameInfo& info, uint32_t plane)
 {
     const bool ce = info.ecn == Ecn::Ce;
     // One copy of every header byte (frame + the larger transport header),
@@ -175,7 +179,7 @@ MetaRoceTransport::Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t pl
     constexpr uint32_t kMaxHeaders =
         kFrameHeaderBytes + std::max(MetaRoceAckHeader::kBytes, MetaRoceDataHeader::kBytes);
     uint8_t bytes[kMaxHeaders];
-    const uint32_t n = frame->CopyData(bytes, kMaxHeaders);
+    const uint32_t n = frame.CopyData(bytes, kMaxHeaders);
     if (n <= kFrameHeaderBytes)
     {
         ++m_malformed;
@@ -214,32 +218,39 @@ MetaRoceTransport::Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t pl
         ++m_malformed;
         return;
     }
-    frame->RemoveAtStart(kFrameHeaderBytes + MetaRoceDataHeader::kBytes); // the payload remains
+    // The payload: zeros for a compact frame, else the Packet past the headers.
+    constexpr uint32_t kHeaders = kFrameHeaderBytes + MetaRoceDataHeader::kBytes;
+    FramePayload payload = FramePayload::Zeros(info.bytes - kHeaders);
+    if (!frame.IsCompact())
+    {
+        payload = FramePayload(frame.Release());
+        payload.packet->RemoveAtStart(kHeaders);
+    }
     MetaRoceFault f = m_dataFault.IsNull() ? MetaRoceFault{} : m_dataFault(h, plane);
     switch (f.kind)
     {
     case MetaRoceFault::Drop:
         return;
     case MetaRoceFault::Delay:
-        Simulator::Schedule(f.delay, &MetaRoceTransport::DeliverData, this, h, frame, ce, plane);
+        Simulator::Schedule(f.delay, &MetaRoceTransport::DeliverData, this, h, payload, ce, plane);
         return;
     case MetaRoceFault::Duplicate:
         Simulator::Schedule(f.delay,
                             &MetaRoceTransport::DeliverData,
                             this,
                             h,
-                            frame->Copy(),
+                            payload.Copy(),
                             ce,
                             plane);
         break;
     case MetaRoceFault::Deliver:
         break;
     }
-    DeliverData(h, frame, ce, plane);
+    DeliverData(h, payload, ce, plane);
 }
 
 void
-MetaRoceTransport::DeliverData(MetaRoceDataHeader h, Ptr<Packet> payload, bool ce, uint32_t plane)
+MetaRoceTransport::DeliverData(MetaRoceDataHeader h, FramePayload payload, bool ce, uint32_t plane)
 {
     const uint64_t hint =
         m_fairShare[plane].OnPacket(h.connection, Simulator::Now().GetPicoSeconds());

@@ -75,6 +75,8 @@ class MetaRoceTransport : public RdmaTransport
      * the scheduler frames each pulled packet before it pulls the next.
      */
     MetaRoceDataHeader& TxHeader() { return m_txHeader; }
+    /** Room for TxHeader's bytes (a compact frame's header, until the NIC builds it). */
+    uint8_t* TxHeaderBytes() { return m_txHeaderBytes; }
     /** A UDP source port for a new path or repath: distinct across this host's recent paths. */
     uint16_t AllocateSourcePort();
     uint16_t GetUdpPort() const { return m_udpPort; }
@@ -89,8 +91,8 @@ class MetaRoceTransport : public RdmaTransport
     void Bind(Ptr<RdmaConnection> local, Ptr<RdmaConnection> remote) override;
 
   private:
-    void Receive(Ptr<Packet> frame, const FrameInfo& info, uint32_t plane);
-    void DeliverData(MetaRoceDataHeader h, Ptr<Packet> payload, bool ce, uint32_t plane);
+    void Receive(FrameRef& frame, const FrameInfo& info, uint32_t plane);
+    void DeliverData(MetaRoceDataHeader h, FramePayload payload, bool ce, uint32_t plane);
     void DeliverAck(MetaRoceAckHeader h, uint32_t plane);
     void LinkChanged(uint32_t plane, bool up);
 
@@ -110,6 +112,7 @@ class MetaRoceTransport : public RdmaTransport
     DataFaultInjector m_dataFault;
     AckFaultInjector m_ackFault;
     MetaRoceDataHeader m_txHeader;
+    uint8_t m_txHeaderBytes[MetaRoceDataHeader::kBytes];
 };
 
 } // namespace ns3

@@ -130,7 +130,7 @@ constexpr uint8_t kSacked = 1;
 constexpr uint8_t kRetransmitted = 2;
 } // namespace
 
-Ptr<Packet>
+FramePayload
 RoceV2QueuePair::PullPacket(uint32_t plane,
                             int64_t now,
                             FrameAddress& addr,
@@ -664,7 +664,7 @@ RoceV2QueuePair::ReceiveData(const RoceBthHeader& bth, Ptr<Packet> packet, bool 
             {
                 m_owner->GetLocalMemory()->PlaceFrom(m_ctx.key,
                                                      m_ctx.address + m_ctx.offset,
-                                                     *packet,
+                                                     packet,
                                                      0,
                                                      len);
             }
@@ -778,7 +778,7 @@ RoceV2QueuePair::ReceiveInOrderOrPlaced(const RoceBthHeader& bth, Ptr<Packet> pa
         m_stats.placedBytes += len;
         if (key != 0)
         {
-            m_owner->GetLocalMemory()->PlaceFrom(key, address, *packet, 0, len);
+            m_owner->GetLocalMemory()->PlaceFrom(key, address, packet, 0, len);
         }
     }
     if (nak)

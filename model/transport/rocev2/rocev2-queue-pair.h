@@ -134,7 +134,7 @@ class RoceV2QueuePair : public NicTxClient
     uint64_t GetPostedReceives() const { return m_rq.size(); }
 
     // NicTxClient
-    Ptr<Packet> PullPacket(uint32_t plane,
+    FramePayload PullPacket(uint32_t plane,
                            int64_t nowPs,
                            FrameAddress& addr,
                            int64_t& notBeforePs) override;
