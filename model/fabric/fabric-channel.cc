@@ -34,8 +34,6 @@ FabricChannel::GetTypeId()
     return tid;
 }
 
-FabricChannel::FabricChannel() = default;
-
 void
 FabricChannel::Attach(Ptr<FabricPort> port)
 {
@@ -100,9 +98,11 @@ class FabricChannel::FrameArrival : public EventImpl
     void Notify() override
     {
         // Both ports are out of cache by now (the frame left a microsecond
-        // ago): fetch them together instead of one after the other.
+        // ago), and so are a compact frame's bytes: fetch them together
+        // instead of one after the other.
         m_from->PrefetchHopState();
         m_to->PrefetchHopState();
+        m_frame.PrefetchBytes();
         m_channel->Deliver(m_toSide, std::move(m_frame), m_info, m_epoch, m_atNs);
     }
 
@@ -125,6 +125,8 @@ class FabricChannel::FrameArrival : public EventImpl
     uint32_t m_epoch;
     int64_t m_atNs;
 };
+
+FabricChannel::FabricChannel() = default;
 
 void
 FabricChannel::SetDelay(Time delay)

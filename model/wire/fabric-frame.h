@@ -169,6 +169,15 @@ class FrameRef
     uint32_t GetSize() const;
     /** Rewrites the IPv4 ECN codepoint (and checksum), as SetFrameEcn does. */
     void SetEcn(Ecn ecn);
+    /** Starts fetching a compact frame's header bytes (a receiver is about to read them). */
+    void PrefetchBytes() const
+    {
+        if (m_bytes)
+        {
+            __builtin_prefetch(m_bytes);
+            __builtin_prefetch(reinterpret_cast<const char*>(m_bytes) + 64);
+        }
+    }
     /** Whether the frame is held as FrameBytes (no Packet made yet). */
     bool IsCompact() const { return m_bytes != nullptr; }
     explicit operator bool() const { return m_packet || m_bytes; }
