@@ -9,7 +9,10 @@
  * An endpoint that has nothing eligible when pulled (window full, nothing
  * posted) is dropped from the plane's ring and calls Activate again when that
  * changes; one that is only waiting for a time (pacing) stays in the ring and
- * the plane's next wake-up is set to the earliest such time. Control packets (ACKs, CNPs) do not go through the
+ * the plane's next wake-up is set to the earliest such time. If its waits
+ * are firm (NicTxClient::HasFirmWaits) it is skipped until then without
+ * being pulled, which saves reading its state at every other packet of the
+ * plane. Control packets (ACKs, CNPs) do not go through the
  * scheduler: endpoints hand them to the NIC directly, and the port's strict
  * priority puts them ahead of data.
  *

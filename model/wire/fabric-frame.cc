@@ -114,6 +114,7 @@ class FrameBytesHeader : public Header
 
 NS_OBJECT_ENSURE_REGISTERED(FrameBytesHeader);
 
+#if !defined(__SANITIZE_ADDRESS__)
 namespace
 {
 /** Blocks of finished compact frames; never shrinks (bounded by the peak in flight). */
@@ -124,6 +125,7 @@ FrameBytesPool()
     return *pool;
 }
 } // namespace
+#endif
 
 FrameBytes*
 FrameBytes::Allocate()
