@@ -45,25 +45,25 @@ RdmaNic::AddPort(Ptr<FabricPort> port)
 void
 RdmaNic::RegisterUdpHandler(uint16_t udpPort, UdpHandler handler)
 {
-    for (const auto& h : m_handlers)
-    {
-        NS_ABORT_MSG_IF(h.udpPort == udpPort,
-                        "RdmaNic of host " << m_host << ": UDP port " << udpPort
-                                           << " already has a handler");
-    }
-    m_handlers.push_back(Handler{udpPort, handler, FrameHandler()});
+    AddHandler(Handler{udpPort, handler, FrameHandler()});
 }
 
 void
 RdmaNic::RegisterFrameHandler(uint16_t udpPort, FrameHandler handler)
 {
+    AddHandler(Handler{udpPort, UdpHandler(), handler});
+}
+
+void
+RdmaNic::AddHandler(const Handler& handler)
+{
     for (const auto& h : m_handlers)
     {
-        NS_ABORT_MSG_IF(h.udpPort == udpPort,
-                        "RdmaNic of host " << m_host << ": UDP port " << udpPort
+        NS_ABORT_MSG_IF(h.udpPort == handler.udpPort,
+                        "RdmaNic of host " << m_host << ": UDP port " << handler.udpPort
                                            << " already has a handler");
     }
-    m_handlers.push_back(Handler{udpPort, UdpHandler(), handler});
+    m_handlers.push_back(handler);
 }
 
 void

@@ -121,6 +121,8 @@ class RdmaNic : public Object, public FabricPacketSink
         FrameHandler frame;
     };
     std::vector<Handler> m_handlers; //!< few: a linear scan beats a map
+    /** Registers \p handler (aborts if its UDP port is taken). */
+    void AddHandler(const Handler& handler);
     std::vector<LinkListener> m_linkListeners;
     uint64_t m_framesSent = 0;
     uint64_t m_framesDelivered = 0;

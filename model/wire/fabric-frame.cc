@@ -10,30 +10,39 @@
 namespace ns3
 {
 
+namespace
+{
+/** Fills \p h with the frame headers for \p addr; \return its forwarding fields (size unset). */
+FrameInfo
+AddressFrame(const FrameAddress& addr, FabricFrameHeader& h)
+{
+    NS_ASSERT(addr.plane < FabricAddress::kMaxPlanes && addr.srcHost < FabricAddress::kMaxHosts &&
+              addr.dstHost < FabricAddress::kMaxHosts);
+    FrameInfo info;
+    info.srcIp = FabricAddress::HostIpU32(addr.plane, addr.srcHost);
+    info.dstIp = FabricAddress::HostIpU32(addr.plane, addr.dstHost);
+    info.srcPort = addr.srcPort;
+    info.dstPort = addr.dstPort;
+    info.dscp = addr.dscp;
+    info.ecn = addr.ecn;
+    FabricAddress::WriteHostMac(h.srcMac, addr.plane, addr.srcHost);
+    FabricAddress::WriteHostMac(h.dstMac, addr.plane, addr.dstHost);
+    h.srcIp = info.srcIp;
+    h.dstIp = info.dstIp;
+    h.srcPort = addr.srcPort;
+    h.dstPort = addr.dstPort;
+    h.tos = static_cast<uint8_t>((addr.dscp << 2) | static_cast<uint8_t>(addr.ecn));
+    return info;
+}
+} // namespace
+
 FrameInfo
 BuildFrame(Ptr<Packet> payload, const FrameAddress& addr)
 {
     FabricFrameHeader h;
     h.inner = addr.inner;
-    NS_ASSERT(addr.plane < FabricAddress::kMaxPlanes && addr.srcHost < FabricAddress::kMaxHosts &&
-              addr.dstHost < FabricAddress::kMaxHosts);
-    const uint32_t src = FabricAddress::HostIpU32(addr.plane, addr.srcHost);
-    const uint32_t dst = FabricAddress::HostIpU32(addr.plane, addr.dstHost);
-    FabricAddress::WriteHostMac(h.srcMac, addr.plane, addr.srcHost);
-    FabricAddress::WriteHostMac(h.dstMac, addr.plane, addr.dstHost);
-    h.srcIp = src;
-    h.dstIp = dst;
-    h.srcPort = addr.srcPort;
-    h.dstPort = addr.dstPort;
-    h.tos = static_cast<uint8_t>((addr.dscp << 2) | static_cast<uint8_t>(addr.ecn));
+    FrameInfo info = AddressFrame(addr, h);
     payload->AddHeader(h);
-    FrameInfo info;
-    info.srcIp = src;
-    info.dstIp = dst;
-    info.srcPort = addr.srcPort;
-    info.dstPort = addr.dstPort;
-    info.dscp = addr.dscp;
-    info.ecn = addr.ecn;
     info.bytes = payload->GetSize();
     return info;
 }
@@ -243,34 +252,17 @@ BuildCompactFrame(FrameRef& frame, uint32_t payloadBytes, const FrameAddress& ad
 {
     NS_ASSERT(addr.inner == nullptr); // a Header object needs a Packet: use BuildFrame
     NS_ASSERT(kFrameHeaderBytes + addr.innerSize <= FrameBytes::kMaxHeaderBytes);
-    NS_ASSERT(addr.plane < FabricAddress::kMaxPlanes && addr.srcHost < FabricAddress::kMaxHosts &&
-              addr.dstHost < FabricAddress::kMaxHosts);
     FrameBytes* b = FrameBytes::Allocate();
     b->headerBytes = kFrameHeaderBytes + addr.innerSize;
     b->size = b->headerBytes + payloadBytes;
     FabricFrameHeader h;
-    const uint32_t src = FabricAddress::HostIpU32(addr.plane, addr.srcHost);
-    const uint32_t dst = FabricAddress::HostIpU32(addr.plane, addr.dstHost);
-    FabricAddress::WriteHostMac(h.srcMac, addr.plane, addr.srcHost);
-    FabricAddress::WriteHostMac(h.dstMac, addr.plane, addr.dstHost);
-    h.srcIp = src;
-    h.dstIp = dst;
-    h.srcPort = addr.srcPort;
-    h.dstPort = addr.dstPort;
-    h.tos = static_cast<uint8_t>((addr.dscp << 2) | static_cast<uint8_t>(addr.ecn));
+    FrameInfo info = AddressFrame(addr, h);
     h.WriteTo(b->header, b->size);
     if (addr.innerSize > 0)
     {
         std::memcpy(b->header + kFrameHeaderBytes, addr.innerBytes, addr.innerSize);
     }
     frame = FrameRef(b);
-    FrameInfo info;
-    info.srcIp = src;
-    info.dstIp = dst;
-    info.srcPort = addr.srcPort;
-    info.dstPort = addr.dstPort;
-    info.dscp = addr.dscp;
-    info.ecn = addr.ecn;
     info.bytes = b->size;
     return info;
 }
