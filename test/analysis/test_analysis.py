@@ -79,3 +79,27 @@ def test_runner_rejects_a_bad_experiment_with_the_path(tmp_path):
     assert proc.returncode == 2
     assert str(p) in proc.stderr and "/loss/rate" in proc.stderr
     assert not out.exists()  # nothing half-written
+
+
+def test_bench_repeat_prints_the_median_run_and_refuses_differing_runs():
+    # bench.py --repeat: on a shared host one run can be 30 % off, so the
+    # printed figures are those of the run with the median wall time (the
+    # 2nd fastest of 3 here, 0.5 s), with every run's hop rate listed; runs
+    # that simulated different things (events or hops) are an error.
+    sys.path.insert(0, os.path.join(ROOT, "analysis"))
+    import bench  # noqa: E402
+
+    def r(wall, hops=1000, events=1200):
+        return {"scenario": "s", "wall_seconds": wall, "events": events, "packet_hops": hops,
+                "packet_hops_per_s": round(hops / wall)}
+
+    one = bench.summarize([r(0.5)])
+    assert one == r(0.5)  # a single run is printed as it is
+    chosen = bench.summarize([r(0.9), r(0.4), r(0.5)])
+    assert chosen["wall_seconds"] == 0.5
+    assert chosen["runs"] == 3
+    assert chosen["packet_hops_per_s_all"] == [1111, 2500, 2000]
+    with pytest.raises(RuntimeError, match="deterministic"):
+        bench.summarize([r(0.5), r(0.6, events=1201)])
+    assert bench.median([3, 1, 2]) == 2
+    assert bench.median([4, 1, 3, 2]) == 2  # even counts: the lower middle
