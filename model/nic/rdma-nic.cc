@@ -4,6 +4,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 
 namespace ns3
 {
@@ -94,10 +95,7 @@ RdmaNic::AddressTo(uint32_t dstHost, uint32_t plane, uint16_t srcPort, uint16_t 
 bool
 RdmaNic::Send(Ptr<Packet> payload, uint32_t plane, const FrameAddress& addr)
 {
-    NS_ASSERT(plane < m_ports.size());
-    ++m_framesSent;
-    const FrameInfo info = BuildFrame(payload, addr);
-    return m_ports[plane]->Enqueue(payload, info);
+    return SendAt(payload, plane, addr, Simulator::Now().GetPicoSeconds());
 }
 
 bool

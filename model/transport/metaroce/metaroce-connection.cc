@@ -576,54 +576,48 @@ MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, co
     // Header into a Packet (FrameAddress::inner) when it carries bytes.
     MetaRoceDataHeader& h = m_transport->TxHeader();
     h = MetaRoceDataHeader();
+    h.pathId = pathIndex;
+    h.pathEpoch = path.epoch;
+    h.connection = m_remoteId;
+    h.pathSeq = seq;
+    uint32_t len = 0; // a probe carries no payload
+    const uint8_t* bytes = nullptr;
     if (ref.message == kProbe)
     {
         h.flags = flags;
-        h.pathId = pathIndex;
-        h.pathEpoch = path.epoch;
-        h.connection = m_remoteId;
-        h.pathSeq = seq;
-        h.timestampPs = Simulator::Now().GetPicoSeconds();
-        addr = m_transport->DataAddress(GetRemoteHost(), GetPathPlane(pathIndex), path.srcPort);
-        addr.ecn = m_ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
-        h.WriteTo(m_transport->TxHeaderBytes());
-        addr.innerBytes = m_transport->TxHeaderBytes();
-        addr.innerSize = MetaRoceDataHeader::kBytes;
-        return FramePayload::Zeros(0);
-    }
-    const TxMessage& m = Message(ref.message);
-    const uint32_t offset = ref.chunk * m_payloadSize;
-    const uint32_t len = std::min(m_payloadSize, m.wr.length - offset);
-    const uint8_t* bytes = nullptr;
-    if (m_payloadIntegrity)
-    {
-        bytes = GetLocalMemory()->Bytes(m.wr.lkey, m.wr.localAddress + offset);
-    }
-    h.opcode = m.wr.opcode == RdmaOpcode::Write ? MetaRoceDataHeader::WRITE : MetaRoceDataHeader::SEND;
-    h.flags = flags | (ref.chunk == 0 ? MetaRoceDataHeader::FIRST : 0) |
-              (ref.chunk + 1 == m.chunks ? MetaRoceDataHeader::LAST : 0);
-    h.pathId = pathIndex;
-    h.pathEpoch = path.epoch;
-    h.stream = m.wr.stream;
-    h.connection = m_remoteId;
-    h.pathSeq = seq;
-    h.messageSeq = m.messageSeq;
-    h.messageLength = m.wr.length;
-    h.offset = offset;
-    if (m.wr.opcode == RdmaOpcode::Write)
-    {
-        h.remoteAddress = m.wr.remoteAddress + offset;
-        h.keyOrMatch = m.wr.rkey;
     }
     else
     {
-        h.keyOrMatch = m.sendSeq;
+        const TxMessage& m = Message(ref.message);
+        const uint32_t offset = ref.chunk * m_payloadSize;
+        len = std::min(m_payloadSize, m.wr.length - offset);
+        if (m_payloadIntegrity)
+        {
+            bytes = GetLocalMemory()->Bytes(m.wr.lkey, m.wr.localAddress + offset);
+        }
+        h.opcode =
+            m.wr.opcode == RdmaOpcode::Write ? MetaRoceDataHeader::WRITE : MetaRoceDataHeader::SEND;
+        h.flags = flags | (ref.chunk == 0 ? MetaRoceDataHeader::FIRST : 0) |
+                  (ref.chunk + 1 == m.chunks ? MetaRoceDataHeader::LAST : 0);
+        h.stream = m.wr.stream;
+        h.messageSeq = m.messageSeq;
+        h.messageLength = m.wr.length;
+        h.offset = offset;
+        if (m.wr.opcode == RdmaOpcode::Write)
+        {
+            h.remoteAddress = m.wr.remoteAddress + offset;
+            h.keyOrMatch = m.wr.rkey;
+        }
+        else
+        {
+            h.keyOrMatch = m.sendSeq;
+        }
+        ++m_stats.dataPackets;
+        m_stats.payloadBytes += len;
     }
     h.timestampPs = Simulator::Now().GetPicoSeconds();
     addr = m_transport->DataAddress(GetRemoteHost(), GetPathPlane(pathIndex), path.srcPort);
     addr.ecn = m_ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
-    ++m_stats.dataPackets;
-    m_stats.payloadBytes += len;
     if (bytes)
     {
         addr.inner = &h;
