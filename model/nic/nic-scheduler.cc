@@ -28,7 +28,6 @@ NicScheduler::DoDispose()
     }
     m_planes.clear();
     m_clients.clear();
-    m_firmWaits.clear();
     m_nic = nullptr;
     Object::DoDispose();
 }
@@ -46,7 +45,6 @@ uint32_t
 NicScheduler::AddClient(NicTxClient* client)
 {
     m_clients.push_back(client);
-    m_firmWaits.push_back(client->HasFirmWaits() ? 1 : 0);
     for (auto& p : m_planes)
     {
         p.inRing.push_back(0);
@@ -133,7 +131,7 @@ NicScheduler::Wake(uint32_t plane)
         FramePayload packet = m_clients[index]->PullPacket(plane, nowPs, addr, wait);
         if (!packet)
         {
-            if (wait > 0 && m_firmWaits[index])
+            if (wait > 0 && m_clients[index]->HasFirmWaits())
             {
                 p.firmWaitPs[index] = wait;
             }

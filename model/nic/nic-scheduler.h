@@ -103,7 +103,6 @@ class NicScheduler : public Object
 
     Ptr<RdmaNic> m_nic;
     std::vector<NicTxClient*> m_clients;
-    std::vector<uint8_t> m_firmWaits; //!< by client index: HasFirmWaits
     std::vector<Plane> m_planes;
     uint64_t m_sent = 0;
 };
