@@ -210,13 +210,25 @@ TimingWheelScheduler::Prefetch(uint32_t b) const
     uint32_t n = b != kNil ? m_buckets[b].head : kNil;
     if (n == kNil)
     {
-        n = m_buckets[FirstBucket()].head;
+        b = FirstBucket();
+        n = m_buckets[b].head;
     }
     // Two lines: an event object with its bound arguments rarely fits one.
     const char* impl = reinterpret_cast<const char*>(m_nodes[n].ev.impl);
     __builtin_prefetch(impl);
     __builtin_prefetch(impl + 64);
-    const uint32_t after = m_nodes[n].next;
+    uint32_t after = m_nodes[n].next;
+    if (after == kNil)
+    {
+        // Most buckets hold one event: the one after next is the head of the
+        // next non-empty bucket (wrapping round the wheel).
+        uint32_t nb = b < m_mask ? FindFrom(b + 1) : kNil;
+        if (nb == kNil)
+        {
+            nb = FindFrom(0);
+        }
+        after = nb != kNil ? m_buckets[nb].head : kNil;
+    }
     if (after != kNil)
     {
         __builtin_prefetch(&m_nodes[after]);

@@ -9,6 +9,28 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("NicScheduler");
 NS_OBJECT_ENSURE_REGISTERED(NicScheduler);
 
+/**
+ * A plane's wake-up, scheduled again each time instead of a new event
+ * object per packet. A cancelled one stays cancelled (ns-3 has no reset), so
+ * a cancel replaces it.
+ */
+class NicScheduler::WakeEvent : public EventImpl
+{
+  public:
+    WakeEvent(NicScheduler* scheduler, uint32_t plane)
+        : m_scheduler(scheduler),
+          m_plane(plane)
+    {
+    }
+
+  protected:
+    void Notify() override { m_scheduler->Wake(m_plane); }
+
+  private:
+    NicScheduler* m_scheduler;
+    uint32_t m_plane;
+};
+
 TypeId
 NicScheduler::GetTypeId()
 {
@@ -27,6 +49,7 @@ NicScheduler::DoDispose()
         p.wake.Cancel();
     }
     m_planes.clear();
+    m_inRing.clear();
     m_clients.clear();
     m_nic = nullptr;
     Object::DoDispose();
@@ -35,8 +58,15 @@ NicScheduler::DoDispose()
 void
 NicScheduler::SetNic(Ptr<RdmaNic> nic)
 {
+    NS_ABORT_MSG_IF(nic->GetNPlanes() > 64,
+                    "NicScheduler: at most 64 planes per NIC (one bit each), got "
+                        << nic->GetNPlanes());
     m_nic = nic;
     m_planes.resize(nic->GetNPlanes());
+    for (uint32_t plane = 0; plane < m_planes.size(); ++plane)
+    {
+        m_planes[plane].wakeEvent = Create<WakeEvent>(this, plane);
+    }
     nic->AddLinkListener(MakeCallback(&NicScheduler::LinkChanged, this));
     nic->AddResumeListener(MakeCallback(&NicScheduler::Resumed, this));
 }
@@ -45,9 +75,9 @@ uint32_t
 NicScheduler::AddClient(NicTxClient* client)
 {
     m_clients.push_back(client);
+    m_inRing.push_back(0);
     for (auto& p : m_planes)
     {
-        p.inRing.push_back(0);
         p.firmWaitPs.push_back(0);
     }
     return m_clients.size() - 1;
@@ -56,13 +86,13 @@ NicScheduler::AddClient(NicTxClient* client)
 void
 NicScheduler::Activate(uint32_t index, uint32_t plane)
 {
-    Plane& p = m_planes[plane];
-    if (p.inRing[index])
+    const uint64_t bit = uint64_t(1) << plane;
+    if (m_inRing[index] & bit)
     {
         return; // a non-empty ring always has its wake armed (or waits for the link)
     }
-    p.inRing[index] = 1;
-    p.ring.push_back(index);
+    m_inRing[index] |= bit;
+    m_planes[plane].ring.push_back(index);
     ArmWake(plane);
 }
 
@@ -87,7 +117,7 @@ NicScheduler::ArmWakeAt(uint32_t plane, int64_t nowPs)
     const int64_t idlePs = m_nic->PeekPort(plane)->GetIdlePsAt(nowPs);
     const int64_t nowNs = nowPs / 1000;
     const int64_t wakeNs = std::max(nowNs, idlePs / 1000);
-    p.wake = Simulator::Schedule(NanoSeconds(wakeNs - nowNs), &NicScheduler::Wake, this, plane);
+    p.wake = Simulator::Schedule(NanoSeconds(wakeNs - nowNs), p.wakeEvent);
     p.wakePending = true;
 }
 
@@ -113,19 +143,20 @@ NicScheduler::Wake(uint32_t plane)
     size_t tries = p.ring.size();
     int64_t notBefore = INT64_MAX; // earliest time a waiting client may send
     bool sent = false;
+    const uint64_t bit = uint64_t(1) << plane;
     while (tries-- > 0)
     {
         const uint32_t index = p.ring.front();
         p.ring.pop_front();
-        p.inRing[index] = 0; // before the pull: the client may re-activate itself
         if (p.firmWaitPs[index] > nowPs)
         {
             // A firm wait (HasFirmWaits): the pull would answer the same.
-            p.inRing[index] = 1;
+            // It keeps its place in the ring (its bit stays set).
             p.ring.push_back(index);
             notBefore = std::min(notBefore, p.firmWaitPs[index]);
             continue;
         }
+        m_inRing[index] &= ~bit; // before the pull: the client may re-activate itself
         FrameAddress addr;
         int64_t wait = 0;
         FramePayload packet = m_clients[index]->PullPacket(plane, nowPs, addr, wait);
@@ -135,17 +166,17 @@ NicScheduler::Wake(uint32_t plane)
             {
                 p.firmWaitPs[index] = wait;
             }
-            if (wait > 0 && !p.inRing[index])
+            if (wait > 0 && !(m_inRing[index] & bit))
             {
-                p.inRing[index] = 1; // only waiting for time: keep its turn
+                m_inRing[index] |= bit; // only waiting for time: keep its turn
                 p.ring.push_back(index);
                 notBefore = std::min(notBefore, wait);
             }
             continue;
         }
-        if (!p.inRing[index])
+        if (!(m_inRing[index] & bit))
         {
-            p.inRing[index] = 1;
+            m_inRing[index] |= bit;
             p.ring.push_back(index);
         }
         ++m_sent;
@@ -158,7 +189,7 @@ NicScheduler::Wake(uint32_t plane)
         // Nobody could send now: wake when the first waiting client may.
         const int64_t nowNs = nowPs / 1000;
         const int64_t atNs = std::max(nowNs + 1, (notBefore + 999) / 1000);
-        p.wake = Simulator::Schedule(NanoSeconds(atNs - nowNs), &NicScheduler::Wake, this, plane);
+        p.wake = Simulator::Schedule(NanoSeconds(atNs - nowNs), p.wakeEvent);
         p.wakePending = true;
         return;
     }
@@ -170,8 +201,13 @@ NicScheduler::Resumed(uint32_t plane)
 {
     if (plane < m_planes.size())
     {
-        m_planes[plane].wake.Cancel();
-        m_planes[plane].wakePending = false;
+        Plane& p = m_planes[plane];
+        if (p.wakePending)
+        {
+            p.wake.Cancel();
+            p.wakeEvent = Create<WakeEvent>(this, plane); // the cancelled one is spent
+            p.wakePending = false;
+        }
         ArmWake(plane);
     }
 }

@@ -25,11 +25,12 @@
 #define METAROCE_NIC_SCHEDULER_H
 
 #include "rdma-nic.h"
+#include "ring-buffer.h"
 
 #include "ns3/event-id.h"
+#include "ns3/event-impl.h"
 #include "ns3/object.h"
 
-#include <deque>
 #include <vector>
 
 namespace ns3
@@ -85,13 +86,15 @@ class NicScheduler : public Object
     void DoDispose() override;
 
   private:
+    class WakeEvent;
+
     struct Plane
     {
-        std::deque<uint32_t> ring;   //!< client indices with (maybe) eligible packets
-        std::vector<uint8_t> inRing; //!< by client index
+        RingBuffer<uint32_t, true> ring; //!< client indices with (maybe) eligible packets
         std::vector<int64_t> firmWaitPs; //!< by client index: the last firm wait it reported
+        Ptr<EventImpl> wakeEvent; //!< a WakeEvent, reused by every wake-up (none cancelled)
         EventId wake;
-        bool wakePending = false;    //!< cheaper than asking the simulator about `wake`
+        bool wakePending = false; //!< cheaper than asking the simulator about `wake`
     };
 
     void ArmWake(uint32_t plane);
@@ -103,6 +106,12 @@ class NicScheduler : public Object
 
     Ptr<RdmaNic> m_nic;
     std::vector<NicTxClient*> m_clients;
+    /**
+     * By client index: bit p set while the client is in plane p's ring. One
+     * word per client, so an ACK that makes a connection eligible on every
+     * plane reads one cache line, not one per plane.
+     */
+    std::vector<uint64_t> m_inRing;
     std::vector<Plane> m_planes;
     uint64_t m_sent = 0;
 };
