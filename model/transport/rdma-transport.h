@@ -32,6 +32,8 @@ class RdmaTransport : public Object
     /** Attaches the transport to its host's NIC (registers its UDP port). */
     virtual void SetNic(Ptr<RdmaNic> nic);
     Ptr<RdmaNic> GetNic() const { return m_nic; }
+    /** GetNic without the reference count (per packet: no write to the NIC object). */
+    RdmaNic* PeekNic() const { return PeekPointer(m_nic); }
     uint32_t GetHost() const { return m_nic->GetHostIndex(); }
     Ptr<RdmaMemory> GetMemory() const { return m_memory; }
 

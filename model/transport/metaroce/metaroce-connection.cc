@@ -200,7 +200,7 @@ MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_
 uint64_t
 MetaRoceConnection::LineBps(uint32_t plane) const
 {
-    return m_transport->GetNic()->GetPort(plane)->GetBitRate();
+    return m_transport->PeekNic()->PeekPort(plane)->GetBitRate();
 }
 
 MetaRoceConnection::PathFlight&
@@ -410,6 +410,26 @@ MetaRoceConnection::HasRoom(const Path& p) const
     return InFlight(p) < std::max(1u, uint32_t(p.cwnd));
 }
 
+bool
+MetaRoceConnection::PlaneHasPathWork(uint32_t plane) const
+{
+    for (uint32_t i = plane; i < m_paths.size(); i += m_planes.size())
+    {
+        const Path& p = m_paths[i];
+        if (p.probing || (p.flight && !p.flight->retx.empty()))
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+MetaRoceConnection::MarkPathWork(uint32_t pathIndex)
+{
+    m_planes[GetPathPlane(pathIndex)].pathWork = true;
+}
+
 int32_t
 MetaRoceConnection::ChoosePath(uint32_t plane, bool forRetransmit, int64_t now)
 {
@@ -463,26 +483,21 @@ MetaRoceConnection::PullPacket(uint32_t plane,
         notBeforePs = ps.nextSendPs; // the scheduler wakes the plane then
         return nullptr;
     }
-    if (NewDataBlocked())
+    if (ps.pathWork)
+    {
+        ps.pathWork = PlaneHasPathWork(plane);
+    }
+    if (!ps.pathWork && NewDataBlocked())
     {
         // The common pull of a window-limited connection: with no probe due
         // and nothing to resend on this plane, the full checks below end
         // with nothing sent and nothing changed; skip them.
-        bool work = false;
-        for (uint32_t i = plane; i < m_paths.size() && !work; i += m_planes.size())
-        {
-            const Path& p = m_paths[i];
-            work = p.probing || (p.flight && !p.flight->retx.empty());
-        }
-        if (!work)
-        {
-            return nullptr;
-        }
+        return nullptr;
     }
     FramePayload packet;
     // A failed path earns its load back with a probe: a payload-less packet,
     // so no message ever waits on a route that may still be dead.
-    for (uint32_t i = plane; i < m_paths.size(); i += m_planes.size())
+    for (uint32_t i = plane; ps.pathWork && i < m_paths.size(); i += m_planes.size())
     {
         Path& p = m_paths[i];
         if (p.probing && InFlight(p) == 0 && Outstanding(p) < SackBitmap::kBits && HasNewData())
@@ -500,7 +515,7 @@ MetaRoceConnection::PullPacket(uint32_t plane,
         }
     }
     // Lost packets first, each on the path that lost it.
-    int32_t pi = ChoosePath(plane, true, now);
+    int32_t pi = ps.pathWork ? ChoosePath(plane, true, now) : -1;
     if (pi >= 0)
     {
         Path& p = m_paths[pi];
@@ -645,7 +660,8 @@ MetaRoceConnection::KickPlane(uint32_t plane)
     // waiting on one of its paths does. (A connection waiting for its pacing
     // time stays in the NIC ring: nothing to do here for it.)
     bool work = HasNewData();
-    for (uint32_t i = plane; i < m_paths.size() && !work; i += m_planes.size())
+    for (uint32_t i = plane; i < m_paths.size() && !work && m_planes[plane].pathWork;
+         i += m_planes.size())
     {
         work = m_paths[i].flight && !m_paths[i].flight->retx.empty();
     }
@@ -821,6 +837,7 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
             --f.inFlight;
             --m_inFlight;
             f.retx.push_back(firstUnacked + k);
+            MarkPathWork(pi);
             ++lost;
         }
     }
@@ -1040,6 +1057,7 @@ MetaRoceConnection::PathTimeout(uint32_t pathIndex)
         --f.inFlight;
         --m_inFlight;
         f.retx.push_front(Una(p) + oldest);
+        MarkPathWork(pathIndex);
     }
     f.rtoDeadlinePs = now + RtoPs(p); // armed by RtoTimer
     KickPlane(GetPathPlane(pathIndex));
@@ -1078,6 +1096,7 @@ MetaRoceConnection::FailPath(uint32_t pathIndex)
     p.srcPort = m_transport->AllocateSourcePort();
     f.maxEchoPs = -1;
     p.probing = true;
+    MarkPathWork(pathIndex);
     p.cwnd = 1;
     f.backoff = std::min(f.backoff * 2, kMaxBackoff); // probes of a dead route spread out
     f.rtoDeadlinePs = 0;
@@ -1124,6 +1143,7 @@ MetaRoceConnection::RnrTimer()
         {
             rec.state = TxState::Lost;
             f.retx.push_back(e.seq);
+            MarkPathWork(e.path);
             KickPlane(GetPathPlane(e.path));
         }
     }

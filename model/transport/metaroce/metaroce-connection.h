@@ -273,6 +273,13 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
         uint64_t rateBps = 0;
         int64_t nextSendPs = 0; //!< pacing
         uint32_t rrNext = 0;    //!< round robin over the plane's paths
+        /**
+         * False only when no path of the plane is probing or has a
+         * retransmission queued (PlaneHasPathWork), so a pull need not read
+         * every path of the plane: set by whatever gives a path such work
+         * (MarkPathWork), recomputed by the next pull.
+         */
+        bool pathWork = false;
     };
 
     TxMessage& Message(uint64_t index) { return m_messages[index - m_messageBase]; }
@@ -287,6 +294,10 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     FramePayload BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, const ChunkRef& ref,
                             uint8_t flags, FrameAddress& addr);
     int32_t ChoosePath(uint32_t plane, bool forRetransmit, int64_t nowPs);
+    /** Whether a path of \p plane is probing or has a retransmission queued. */
+    bool PlaneHasPathWork(uint32_t plane) const;
+    /** Path \p pathIndex is probing or has a retransmission queued now. */
+    void MarkPathWork(uint32_t pathIndex);
     bool HasRoom(const Path& p) const;
     /** Line rate of the NIC port of \p plane. */
     uint64_t LineBps(uint32_t plane) const;
