@@ -16,16 +16,27 @@ MetaRoceFairShare::Configure(uint64_t capacityBps, double utilisation, int64_t w
 void
 MetaRoceFairShare::Expire(int64_t nowPs)
 {
-    while (!m_refreshes.empty() && m_refreshes.front().first <= nowPs - m_windowPs)
+    while (m_oldestPs <= nowPs - m_windowPs)
     {
         const auto [t, conn] = m_refreshes.front();
         m_refreshes.pop_front();
+        m_oldestPs = m_refreshes.empty() ? INT64_MAX : m_refreshes.front().first;
         if (m_lastRefreshPs[conn] == t) // no later refresh: the connection went quiet
         {
             m_lastRefreshPs[conn] = INT64_MIN;
             --m_active;
         }
     }
+}
+
+void
+MetaRoceFairShare::Refresh(uint32_t conn, int64_t nowPs)
+{
+    if (m_refreshes.empty())
+    {
+        m_oldestPs = nowPs;
+    }
+    m_refreshes.push_back({nowPs, conn});
 }
 
 uint64_t
@@ -41,12 +52,12 @@ MetaRoceFairShare::OnPacket(uint32_t conn, int64_t nowPs)
     {
         ++m_active;
         last = nowPs;
-        m_refreshes.emplace_back(nowPs, conn);
+        Refresh(conn, nowPs);
     }
     else if (nowPs - last >= m_windowPs / 2)
     {
         last = nowPs;
-        m_refreshes.emplace_back(nowPs, conn);
+        Refresh(conn, nowPs);
     }
     return uint64_t(double(m_capacityBps) * m_utilisation / m_active);
 }

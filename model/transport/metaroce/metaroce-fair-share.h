@@ -12,8 +12,10 @@
 #ifndef METAROCE_FAIR_SHARE_H
 #define METAROCE_FAIR_SHARE_H
 
+#include "ring-buffer.h"
+
 #include <cstdint>
-#include <deque>
+#include <climits>
 #include <utility>
 #include <vector>
 
@@ -38,11 +40,15 @@ class MetaRoceFairShare
 
   private:
     void Expire(int64_t nowPs);
+    /** Queues \p conn's refresh at \p nowPs (expired after the window). */
+    void Refresh(uint32_t conn, int64_t nowPs);
 
     uint64_t m_capacityBps = 0;
     double m_utilisation = 1;
     int64_t m_windowPs = 1;
-    std::deque<std::pair<int64_t, uint32_t>> m_refreshes; //!< (time, conn), oldest first
+    /** m_refreshes.front()'s time (INT64_MAX if none): most packets expire nothing. */
+    int64_t m_oldestPs = INT64_MAX;
+    RingBuffer<std::pair<int64_t, uint32_t>, true> m_refreshes; //!< (time, conn), oldest first
     std::vector<int64_t> m_lastRefreshPs;                 //!< by conn; INT64_MIN: inactive
     uint32_t m_active = 0;
 };
