@@ -343,37 +343,51 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     void SetWatchdogTimeout(Time t) { m_watchdogTimeoutPs = t.GetPicoSeconds(); }
     Time GetWatchdogTimeout() const { return PicoSeconds(m_watchdogTimeoutPs); }
 
-    // Configuration (attributes)
-    uint32_t m_pathsPerPlane;
-    uint32_t m_payloadSize;
-    int64_t m_minRtoPs;
-    int64_t m_maxRtoPs;
-    int64_t m_initialRtoPs;
-    uint32_t m_failureThreshold;
-    int64_t m_rnrDelayPs;
-    int64_t m_watchdogTimeoutPs;
-    bool m_ecnCapable;
-    bool m_payloadIntegrity;
-    uint32_t m_maxMessagesAhead;
-    TypeId m_ccTypeId;
+    // Members are grouped by use (issue 6): a pull, an ACK and a received
+    // packet read the first block and the receiver after it, a few adjacent
+    // cache lines, instead of one line per member on a fabric of thousands
+    // of connections whose state is all out of cache.
 
-    // Wiring
+    // Hot: sending, acknowledging, receiving
     Ptr<MetaRoceTransport> m_transport;
     Ptr<NicScheduler> m_scheduler;
-    uint32_t m_schedulerIndex = 0;
-    uint32_t m_id = 0;
-    uint32_t m_remoteId = 0;
-
-    // Sending state
     Ptr<RdmaCongestionOps> m_ccOps;
-    RdmaConnectionCc m_cc;
     std::vector<Path> m_paths;
     std::vector<PlaneState> m_planes;
     RingBuffer<TxMessage> m_messages;
     uint64_t m_messageBase = 0; //!< index of m_messages.front()
-    std::vector<TxStream> m_streams;
     RingBuffer<uint16_t> m_activeStreams; //!< streams with unsent chunks, round robin
     RingBuffer<ChunkRef> m_resend;        //!< from failed paths, any path may take them
+    std::vector<TxStream> m_streams;
+    RdmaConnectionCc m_cc;
+    uint32_t m_inFlight = 0;
+    uint32_t m_schedulerIndex = 0;
+    uint32_t m_id = 0;
+    uint32_t m_remoteId = 0;
+    uint32_t m_payloadSize;
+    bool m_ecnCapable;
+    bool m_payloadIntegrity;
+    int64_t m_rtoEventPs = 0; //!< when m_rtoEvent fires; 0: not scheduled
+    int64_t m_lastProgressPs = 0;
+    int64_t m_minRtoPs;
+    int64_t m_maxRtoPs;
+    uint64_t m_outstandingMessages = 0;
+    MetaRoceConnectionStats m_stats;
+    TracedCallback<uint32_t, double> m_pathWindowTrace;
+    TracedCallback<uint32_t, Time> m_pathRttTrace;
+    TracedCallback<double> m_connectionWindowTrace;
+    MetaRoceReceiver m_receiver;
+
+    // Configuration (attributes) the hot path does not read
+    uint32_t m_pathsPerPlane;
+    int64_t m_initialRtoPs;
+    uint32_t m_failureThreshold;
+    int64_t m_rnrDelayPs;
+    int64_t m_watchdogTimeoutPs;
+    uint32_t m_maxMessagesAhead;
+    TypeId m_ccTypeId;
+
+    // Rare events
     struct RnrEntry
     {
         int64_t readyPs;
@@ -384,22 +398,12 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     RingBuffer<RnrEntry> m_rnrWait; //!< packets the receiver was not ready for, by ready time
     EventId m_rnrEvent;
     EventId m_rtoEvent;      //!< one retransmission timer for all paths
-    int64_t m_rtoEventPs = 0; //!< when it fires; 0: not scheduled
-    uint32_t m_inFlight = 0;
-    uint64_t m_outstandingMessages = 0;
-    int64_t m_lastProgressPs = 0;
     EventId m_watchdog;
 
-    MetaRoceReceiver m_receiver;
-    MetaRoceConnectionStats m_stats;
-
-    TracedCallback<uint32_t, double> m_pathWindowTrace;
-    TracedCallback<uint32_t, Time> m_pathRttTrace;
     TracedCallback<uint32_t, uint32_t, bool> m_retransmitTrace;
     TracedCallback<uint32_t, uint32_t, uint16_t, uint16_t> m_pathFailedTrace;
     TracedCallback<uint32_t, uint64_t> m_planeRateTrace;
     TracedCallback<uint32_t, uint64_t, int32_t, Time> m_stalledTrace;
-    TracedCallback<double> m_connectionWindowTrace;
 
   public:
     /** Invariant checks: messages not yet completed (in post order) plus receives posted. */

@@ -262,7 +262,10 @@ MetaRoceReceiver::Place(const MetaRoceDataHeader& h, const FramePayload& payload
         Release(h.stream);
         return reject;
     }
-    std::vector<ByteRangeSet::Range> fresh;
+    // One scratch list for every receiver: no allocation per packet (Place
+    // never runs inside another Place).
+    static thread_local std::vector<ByteRangeSet::Range> fresh;
+    fresh.clear();
     const uint64_t added = m.placed.Add(h.offset, uint64_t(h.offset) + len, &fresh);
     if (added == 0)
     {

@@ -133,14 +133,16 @@ class MetaRoceReceiver
     /** Drops the (empty) bitmap of path \p pathId. */
     void DropSack(uint32_t pathId, RxPath& path);
 
+    // What every packet reads first (issue 6: adjacent lines), the
+    // completion sink last.
+    std::vector<RxPath> m_paths; //!< allocated by the first packet
+    std::vector<RxStream> m_streams;
+    std::vector<RxSack> m_sacks; //!< paths with a non-empty bitmap; released when none
     Ptr<RdmaMemory> m_memory;
-    CompletionSink m_sink;
     uint32_t m_maxMessagesAhead = 65536;
     uint32_t m_expectedPaths = 0;
-    std::vector<RxPath> m_paths; //!< allocated by the first packet
-    std::vector<RxSack> m_sacks; //!< paths with a non-empty bitmap; released when none
-    std::vector<RxStream> m_streams;
     MetaRoceReceiverStats m_stats;
+    CompletionSink m_sink;
 };
 
 } // namespace ns3
