@@ -203,11 +203,35 @@ MetaRoceConnection::LineBps(uint32_t plane) const
     return m_transport->PeekNic()->PeekPort(plane)->GetBitRate();
 }
 
+MetaRoceConnection::FlightPool::~FlightPool()
+{
+    for (PathFlight* f : spare)
+    {
+        delete f;
+    }
+}
+
+MetaRoceConnection::FlightPool&
+MetaRoceConnection::Pool()
+{
+    static thread_local FlightPool pool;
+    return pool;
+}
+
 MetaRoceConnection::PathFlight&
 MetaRoceConnection::Flight(Path& p)
 {
     if (!p.flight)
     {
+#if !defined(__SANITIZE_ADDRESS__)
+        auto& spare = Pool().spare;
+        if (!spare.empty())
+        {
+            p.flight.reset(spare.back()); // in the state ReleaseIfIdle left it: a fresh one's
+            spare.pop_back();
+            return *p.flight;
+        }
+#endif
         p.flight = std::make_unique<PathFlight>();
     }
     return *p.flight;
@@ -233,6 +257,15 @@ MetaRoceConnection::ReleaseIfIdle(Path& p)
     if (f && f->records.empty() && f->retx.empty() && f->inFlight == 0 &&
         f->rtoDeadlinePs == 0 && f->consecutiveTimeouts == 0 && f->backoff == 1)
     {
+#if !defined(__SANITIZE_ADDRESS__)
+        auto& spare = Pool().spare;
+        if (spare.size() < FlightPool::kFlightPoolSize)
+        {
+            p.flight->maxEchoPs = PathFlight().maxEchoPs;
+            spare.push_back(p.flight.release());
+            return;
+        }
+#endif
         p.flight.reset();
     }
 }

@@ -192,7 +192,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
      */
     struct PathFlight
     {
-        RingBuffer<TxRecord> records; //!< sequences [una, nextSeq)
+        RingBuffer<TxRecord, true> records; //!< sequences [una, nextSeq); array kept (FlightPool)
         RingBuffer<uint32_t> retx;    //!< sequences found lost, oldest first
         int64_t maxEchoPs = -1;       //!< latest send time an ACK has echoed (this epoch)
         int64_t rtoDeadlinePs = 0;    //!< 0: timer idle
@@ -301,6 +301,20 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     bool HasRoom(const Path& p) const;
     /** Line rate of the NIC port of \p plane. */
     uint64_t LineBps(uint32_t plane) const;
+    /**
+     * Spare in-flight parts. A window-limited path goes idle (ReleaseIfIdle)
+     * at nearly every ACK and busy again at its next packet; a bounded pool
+     * of parts, their record arrays kept, saves two allocations per packet
+     * and holds at most kFlightPoolSize parts (per thread, not per
+     * connection). Off under AddressSanitizer, which must see each lifetime.
+     */
+    struct FlightPool
+    {
+        static constexpr size_t kFlightPoolSize = 256;
+        std::vector<PathFlight*> spare;
+        ~FlightPool();
+    };
+    static FlightPool& Pool();
     /** The path's in-flight part, allocated if it has none. */
     static PathFlight& Flight(Path& p);
     /** The path's cold part, allocated if it has none. */
