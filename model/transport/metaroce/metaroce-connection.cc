@@ -403,9 +403,9 @@ MetaRoceConnection::NextChunk(ChunkRef& ref)
         {
             s.unsent.pop_front();
         }
-        m_activeStreams.pop_front();
         if (s.unsent.empty())
         {
+            m_activeStreams.pop_front();
             s.active = false;
             continue;
         }
@@ -422,8 +422,12 @@ MetaRoceConnection::NextChunk(ChunkRef& ref)
         }
         else
         {
-            m_activeStreams.push_back(sid); // round robin over streams, a packet at a time
+            // Round robin over streams, a packet at a time. Pushed before
+            // the pop, so a lone stream does not empty the buffer (which
+            // would free its array, to allocate it again at once).
+            m_activeStreams.push_back(sid);
         }
+        m_activeStreams.pop_front();
         return true;
     }
     return false;
