@@ -11,6 +11,7 @@
 #include "test-fabric-util.h"
 
 #include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/error-model.h"
 #include "ns3/node.h"
@@ -101,6 +102,69 @@ TEST_CASE("FabricPort: serialisation plus propagation is exact to the nanosecond
     // A rate that does not divide 8e12: 3 Gb/s, 1066 line bytes = 2,842,666 ps (truncated).
     link.tx->SetAttribute("DataRate", DataRateValue(DataRate("3Gbps")));
     CHECK(link.tx->TransmissionPs(1042) == 2842666);
+}
+
+TEST_CASE("FabricPort: the traces a hop checks fire once connected, by name or by path",
+          "[port][trace]")
+{
+    // Issue 6: a port tests one flag before reading these traces' callback
+    // lists, and the flag is raised by connecting. So nothing may be missed
+    // after a connection made either way: by name on the object (first
+    // link), or by a Config path with its context (second link, nothing else
+    // connected). Three 1000-byte frames back to back: each is enqueued,
+    // dequeued and received once; the sniffer sees it leave the sender and
+    // reach the receiver; the queue-bytes trace moves twice per frame (in,
+    // out) on the sender.
+    {
+        Link link;
+        uint32_t enq = 0, deq = 0, sniff = 0, macRx = 0, qBytes = 0;
+        REQUIRE(link.tx->TraceConnectWithoutContext(
+            "Enqueue", MakeBoundCallback(+[](uint32_t* n, Ptr<const Packet>) { ++*n; }, &enq)));
+        REQUIRE(link.tx->TraceConnectWithoutContext(
+            "QueueBytes",
+            MakeBoundCallback(+[](uint32_t* n, uint32_t, uint32_t) { ++*n; }, &qBytes)));
+        REQUIRE(link.rx->TraceConnectWithoutContext(
+            "MacRx", MakeBoundCallback(+[](uint32_t* n, Ptr<const Packet>) { ++*n; }, &macRx)));
+        for (const auto& port : {link.tx, link.rx})
+        {
+            REQUIRE(port->TraceConnectWithoutContext(
+                "Sniffer",
+                MakeBoundCallback(+[](uint32_t* n, Ptr<const Packet>) { ++*n; }, &sniff)));
+        }
+        REQUIRE(link.tx->TraceConnectWithoutContext(
+            "Dequeue", MakeBoundCallback(+[](uint32_t* n, Ptr<const Packet>) { ++*n; }, &deq)));
+        for (int i = 0; i < 3; ++i)
+        {
+            REQUIRE(link.Send(1000));
+        }
+        Simulator::Run();
+        Simulator::Destroy();
+        CHECK(enq == 3);
+        CHECK(deq == 3);
+        CHECK(macRx == 3);
+        CHECK(sniff == 6);
+        CHECK(qBytes == 6);
+    }
+    {
+        Link link;
+        uint32_t deq = 0, macRx = 0;
+        // Both ports are device 0 of their own node; only the tx port sends
+        // and only the rx port receives.
+        Config::Connect("/NodeList/*/DeviceList/*/$ns3::FabricPort/Dequeue",
+                        MakeBoundCallback(+[](uint32_t* n, std::string, Ptr<const Packet>) { ++*n; },
+                                          &deq));
+        Config::Connect("/NodeList/*/DeviceList/*/$ns3::FabricPort/MacRx",
+                        MakeBoundCallback(+[](uint32_t* n, std::string, Ptr<const Packet>) { ++*n; },
+                                          &macRx));
+        for (int i = 0; i < 3; ++i)
+        {
+            REQUIRE(link.Send(1000));
+        }
+        Simulator::Run();
+        Simulator::Destroy();
+        CHECK(deq == 3);
+        CHECK(macRx == 3);
+    }
 }
 
 TEST_CASE("FabricPort: tail drop at the port limit and at the shared buffer", "[port]")

@@ -343,7 +343,7 @@ FabricPort::EnqueueAt(FrameRef frame, const FrameInfo& info, uint32_t ingress, i
     {
         m_stats.peakQueueBytes = m_queueBytes;
     }
-    if (!m_enqueueTrace.IsEmpty())
+    if (m_hopTraced && !m_enqueueTrace.IsEmpty())
     {
         m_enqueueTrace(m_queues[cls].back().frame.Share());
     }
@@ -462,11 +462,11 @@ FabricPort::Commit(uint32_t cls, int64_t startPs, int64_t nowPs)
     ++m_stats.txPackets;
     m_stats.txBytes += q.info.bytes;
     m_stats.txWireBytes += wire;
-    if (!m_dequeueTrace.IsEmpty())
+    if (m_hopTraced && !m_dequeueTrace.IsEmpty())
     {
         m_dequeueTrace(q.frame.Share());
     }
-    if (!m_snifferTrace.IsEmpty())
+    if (m_hopTraced && !m_snifferTrace.IsEmpty())
     {
         m_snifferTrace(q.frame.Share());
     }
@@ -524,11 +524,11 @@ FabricPort::Receive(FrameRef frame, const FrameInfo& info, uint32_t epoch, int64
     }
     ++m_stats.rxPackets;
     m_stats.rxBytes += info.bytes;
-    if (!m_snifferTrace.IsEmpty())
+    if (m_hopTraced && !m_snifferTrace.IsEmpty())
     {
         m_snifferTrace(frame.Share());
     }
-    if (!m_macRxTrace.IsEmpty())
+    if (m_hopTraced && !m_macRxTrace.IsEmpty())
     {
         m_macRxTrace(frame.Share());
     }

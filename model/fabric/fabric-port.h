@@ -45,6 +45,7 @@
 #include "drop-reason.h"
 #include "fabric-channel.h"
 #include "fabric-frame.h"
+#include "flagged-traced-callback.h"
 #include "ring-buffer.h"
 #include "shared-buffer.h"
 
@@ -326,7 +327,7 @@ class FabricPort : public NetDevice
     /** Sets the queued bytes, firing the QueueBytes trace if anyone listens. */
     void SetQueueBytes(uint32_t bytes)
     {
-        if (!m_queueBytesTrace.IsEmpty())
+        if (m_hopTraced && !m_queueBytesTrace.IsEmpty())
         {
             m_queueBytesTrace(m_queueBytes, bytes);
         }
@@ -379,18 +380,21 @@ class FabricPort : public NetDevice
     bool m_eventPerDequeue;
     bool m_trackDepartures = false;        //!< SetTrackDepartures
     bool m_pfcEnabled;
+    bool m_hopTraced = false; //!< something connected to a trace a hop checks
     uint8_t m_controlDscp;
     uint8_t m_dataPriority;
     uint8_t m_controlPriority;
 
     FabricPortStats m_stats;
 
-    // The traces a hop checks (fired only when connected)
-    TracedCallback<Ptr<const Packet>> m_enqueueTrace;
-    TracedCallback<Ptr<const Packet>> m_dequeueTrace;
-    TracedCallback<Ptr<const Packet>> m_snifferTrace;
-    TracedCallback<Ptr<const Packet>> m_macRxTrace;
-    TracedCallback<uint32_t, uint32_t> m_queueBytesTrace; //!< QueueBytes: (old, new)
+    // The traces a hop checks (fired only when connected; their lists are
+    // read only once m_hopTraced is set)
+    FlaggedTracedCallback<Ptr<const Packet>> m_enqueueTrace{&m_hopTraced};
+    FlaggedTracedCallback<Ptr<const Packet>> m_dequeueTrace{&m_hopTraced};
+    FlaggedTracedCallback<Ptr<const Packet>> m_snifferTrace{&m_hopTraced};
+    FlaggedTracedCallback<Ptr<const Packet>> m_macRxTrace{&m_hopTraced};
+    //! QueueBytes: (old, new)
+    FlaggedTracedCallback<uint32_t, uint32_t> m_queueBytesTrace{&m_hopTraced};
 
     // Configuration (attributes) and wiring the hot path does not read
     DataRate m_rate;
