@@ -14,6 +14,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace ns3;
 
 TEST_CASE("SACK bitmap: set, shift, leading ones, highest", "[metaroce][unit]")
@@ -97,6 +99,15 @@ TEST_CASE("MetaRoCE headers: real serialisation, sizes on the wire, truncation r
     CHECK(r.remoteAddress == 0x1234567890ull);
     CHECK(r.timestampPs == 987654321012ull);
     CHECK(r.flags == d.flags);
+
+    // Clear (a sender reuses one header for every packet) leaves exactly a
+    // new header's bytes: a field it forgot would leak into the next packet.
+    uint8_t cleared[MetaRoceDataHeader::kBytes];
+    uint8_t fresh[MetaRoceDataHeader::kBytes];
+    d.Clear();
+    d.WriteTo(cleared);
+    MetaRoceDataHeader().WriteTo(fresh);
+    CHECK(std::equal(cleared, cleared + sizeof(cleared), fresh));
 
     MetaRoceAckHeader a;
     a.flags = MetaRoceAckHeader::ECE;

@@ -62,6 +62,27 @@ class MetaRoceDataHeader : public Header
     /** Serialize to kBytes bytes of memory (a compact frame's header). */
     void WriteTo(uint8_t* bytes) const;
     void Print(std::ostream& os) const override;
+    /**
+     * Every field back to its default, as assigning a new header would,
+     * without making and destroying an ns3::Header (a sender reuses one
+     * header for every packet, issue 6).
+     */
+    void Clear()
+    {
+        opcode = WRITE;
+        flags = 0;
+        pathId = 0;
+        pathEpoch = 0;
+        stream = 0;
+        connection = 0;
+        pathSeq = 0;
+        messageSeq = 0;
+        messageLength = 0;
+        offset = 0;
+        remoteAddress = 0;
+        keyOrMatch = 0;
+        timestampPs = 0;
+    }
 
     uint8_t opcode = WRITE;
     uint8_t flags = 0;

@@ -627,7 +627,7 @@ MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, co
     // frame (FrameAddress::innerBytes) when the payload is zeros, as a
     // Header into a Packet (FrameAddress::inner) when it carries bytes.
     MetaRoceDataHeader& h = m_transport->TxHeader();
-    h = MetaRoceDataHeader();
+    h.Clear();
     h.pathId = pathIndex;
     h.pathEpoch = path.epoch;
     h.connection = m_remoteId;
@@ -1264,7 +1264,7 @@ void
 MetaRoceConnection::ReceiveData(const MetaRoceDataHeader& h, const FramePayload& payload, bool ce,
                                 uint32_t plane, uint64_t hintBps)
 {
-    MetaRoceAckHeader ack;
+    MetaRoceAckHeader& ack = m_transport->AckScratch(); // OnData and this set every field
     if (!m_receiver.OnData(h, payload, ce, ack))
     {
         return;

@@ -189,7 +189,7 @@ MetaRoceTransport::Receive(FrameRef& frame, const FrameInfo& info, uint32_t plan
     const uint32_t transportSize = n - kFrameHeaderBytes;
     if (transportBytes[0] == MetaRoceAckHeader::kOpcode)
     {
-        MetaRoceAckHeader h;
+        MetaRoceAckHeader& h = m_rxAck;
         if (h.Parse(transportBytes, transportSize) == 0 || h.connection >= m_connections.size())
         {
             ++m_malformed;
@@ -212,7 +212,7 @@ MetaRoceTransport::Receive(FrameRef& frame, const FrameInfo& info, uint32_t plan
         DeliverAck(h, plane);
         return;
     }
-    MetaRoceDataHeader h;
+    MetaRoceDataHeader& h = m_rxData;
     if (h.Parse(transportBytes, transportSize) == 0 || h.connection >= m_connections.size())
     {
         ++m_malformed;
@@ -250,7 +250,10 @@ MetaRoceTransport::Receive(FrameRef& frame, const FrameInfo& info, uint32_t plan
 }
 
 void
-MetaRoceTransport::DeliverData(MetaRoceDataHeader h, FramePayload payload, bool ce, uint32_t plane)
+MetaRoceTransport::DeliverData(const MetaRoceDataHeader& h,
+                               const FramePayload& payload,
+                               bool ce,
+                               uint32_t plane)
 {
     const uint64_t hint =
         m_fairShare[plane].OnPacket(h.connection, Simulator::Now().GetPicoSeconds());
@@ -258,7 +261,7 @@ MetaRoceTransport::DeliverData(MetaRoceDataHeader h, FramePayload payload, bool 
 }
 
 void
-MetaRoceTransport::DeliverAck(MetaRoceAckHeader h, uint32_t plane)
+MetaRoceTransport::DeliverAck(const MetaRoceAckHeader& h, uint32_t plane)
 {
     m_connections[h.connection]->ReceiveAck(h, plane);
 }
