@@ -112,6 +112,14 @@ def calibrate(scheduler, repeat=1):
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
             rates.append(json.loads(out.strip().splitlines()[-1])["events_per_s"])
         r[f"events_per_s[{sched}]"] = round(median(rates))
+    # The scenarios' own event loop (same events, fewer instructions per event).
+    cmd = [os.path.join(BUILD, "metaroce-event-bench"), f"--scheduler={scheduler}",
+           "--simulator=ns3::FabricSimulatorImpl"]
+    rates = []
+    for _ in range(repeat):
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        rates.append(json.loads(out.strip().splitlines()[-1])["events_per_s"])
+    r[f"events_per_s[{scheduler}+ns3::FabricSimulatorImpl]"] = round(median(rates))
     return r
 
 

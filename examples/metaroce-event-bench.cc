@@ -51,11 +51,14 @@ main(int argc, char* argv[])
     uint64_t events = 4'000'000;
     uint32_t pending = 10'000;
     std::string scheduler = "ns3::TimingWheelScheduler";
+    std::string simulator = "ns3::DefaultSimulatorImpl"; // the yardstick: ns-3's own loop
     CommandLine cmd(__FILE__);
     cmd.AddValue("events", "Events to run", events);
     cmd.AddValue("pending", "Events kept in flight", pending);
     cmd.AddValue("scheduler", "ns-3 scheduler TypeId", scheduler);
+    cmd.AddValue("simulator", "ns-3 simulator implementation TypeId", simulator);
     cmd.Parse(argc, argv);
+    GlobalValue::Bind("SimulatorImplementationType", StringValue(simulator));
 
     ObjectFactory sched;
     sched.SetTypeId(scheduler);
@@ -70,6 +73,7 @@ main(int argc, char* argv[])
     const double wall = metrics.WallSeconds();
     nlohmann::json j;
     j["scheduler"] = scheduler;
+    j["simulator"] = simulator;
     j["events"] = metrics.Events();
     j["pending"] = pending;
     j["wall_seconds"] = wall;

@@ -12,6 +12,7 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/error-model.h"
+#include "ns3/global-value.h"
 #include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/rng-seed-manager.h"
@@ -99,6 +100,10 @@ ExperimentRunner::Build()
 {
     RngSeedManager::SetSeed(m_spec.seed);
     RngSeedManager::SetRun(1);
+    // Takes effect when this is the first simulation since Simulator::Destroy
+    // (always, in metaroce-run); otherwise the running implementation stays,
+    // which gives the same results.
+    GlobalValue::Bind("SimulatorImplementationType", StringValue(m_spec.simulator));
     ObjectFactory scheduler;
     scheduler.SetTypeId(m_spec.scheduler);
     Simulator::SetScheduler(scheduler);

@@ -282,7 +282,8 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
                        "stop",
                        "seed",
                        "sample_interval",
-                       "scheduler"});
+                       "scheduler",
+                       "simulator"});
     ExperimentSpec spec;
     spec.sourceFile = source;
     spec.effective = doc;
@@ -457,6 +458,15 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
             root["scheduler"].Fail("one of ns3::MapScheduler, ns3::HeapScheduler, "
                                    "ns3::ListScheduler, ns3::CalendarScheduler, "
                                    "ns3::PriorityQueueScheduler, ns3::TimingWheelScheduler");
+        }
+    }
+    if (root["simulator"].IsPresent())
+    {
+        spec.simulator = root["simulator"].AsString();
+        if (spec.simulator != "ns3::FabricSimulatorImpl" &&
+            spec.simulator != "ns3::DefaultSimulatorImpl")
+        {
+            root["simulator"].Fail("ns3::FabricSimulatorImpl or ns3::DefaultSimulatorImpl");
         }
     }
     spec.sampleInterval = root["sample_interval"].IsPresent()

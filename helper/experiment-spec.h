@@ -69,6 +69,8 @@ struct ExperimentSpec
     uint32_t seed = 1;
     Time sampleInterval;
     std::string scheduler = "ns3::TimingWheelScheduler"; //!< fastest measured (docs/performance.md)
+    //! The event loop: same events in the same order either way; this one is faster
+    std::string simulator = "ns3::FabricSimulatorImpl";
 };
 
 /**
