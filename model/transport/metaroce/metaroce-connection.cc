@@ -546,7 +546,7 @@ MetaRoceConnection::PullPacket(uint32_t plane,
             ++f.inFlight;
             ++m_inFlight;
             ++Cold(p).probes;
-            packet = BuildPacket(p, i, seq, probe, MetaRoceDataHeader::PROBE, addr);
+            packet = BuildPacket(p, i, seq, probe, MetaRoceDataHeader::PROBE, addr, now);
             ArmRto(i);
             return packet;
         }
@@ -576,7 +576,7 @@ MetaRoceConnection::PullPacket(uint32_t plane,
             ++m_stats.retransmissions;
             m_retransmitTrace(pi, seq, rec.byTimeout);
             rec.byTimeout = false;
-            packet = BuildPacket(p, pi, seq, rec.ref, MetaRoceDataHeader::RETX, addr);
+            packet = BuildPacket(p, pi, seq, rec.ref, MetaRoceDataHeader::RETX, addr, now);
         }
         ReleaseIfIdle(p);
     }
@@ -599,7 +599,7 @@ MetaRoceConnection::PullPacket(uint32_t plane,
         ++f.inFlight;
         ++m_inFlight;
         ++p.sent;
-        packet = BuildPacket(p, pi, seq, ref, 0, addr);
+        packet = BuildPacket(p, pi, seq, ref, 0, addr, now);
     }
     ArmRto(pi);
     const uint64_t line = LineBps(plane);
@@ -619,8 +619,13 @@ MetaRoceConnection::PullPacket(uint32_t plane,
 }
 
 FramePayload
-MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, const ChunkRef& ref,
-                                uint8_t flags, FrameAddress& addr)
+MetaRoceConnection::BuildPacket(Path& path,
+                                uint32_t pathIndex,
+                                uint32_t seq,
+                                const ChunkRef& ref,
+                                uint8_t flags,
+                                FrameAddress& addr,
+                                int64_t nowPs)
 {
     // The header goes to the transport's transmit header, which the NIC
     // writes with the frame headers in one pass: as bytes into a compact
@@ -667,7 +672,7 @@ MetaRoceConnection::BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, co
         ++m_stats.dataPackets;
         m_stats.payloadBytes += len;
     }
-    h.timestampPs = Simulator::Now().GetPicoSeconds();
+    h.timestampPs = nowPs;
     addr = m_transport->DataAddress(GetRemoteHost(), GetPathPlane(pathIndex), path.srcPort);
     addr.ecn = m_ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
     if (bytes)
@@ -1013,22 +1018,26 @@ MetaRoceConnection::ArmRto(uint32_t pathIndex)
 {
     Path& p = m_paths[pathIndex];
     PathFlight& f = *p.flight; // called for a path with something outstanding
+    // Once per packet: the time is read once and the timer's nanosecond
+    // computed in integers (what DelayUntilPs gives, without Time arithmetic).
+    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
     if (f.rtoDeadlinePs == 0)
     {
-        f.rtoDeadlinePs = Simulator::Now().GetPicoSeconds() + RtoPs(p);
+        f.rtoDeadlinePs = nowPs + RtoPs(p);
     }
     // One timer per connection, at the earliest path deadline, re-armed
     // lazily: a deadline that moves later is picked up when the timer fires;
     // only an earlier one needs a new event.
-    const Time delay = DelayUntilPs(f.rtoDeadlinePs);
-    const int64_t atPs = (Simulator::Now() + delay).GetPicoSeconds();
+    const int64_t nowNs = nowPs / 1000;
+    const int64_t delayNs = std::max(nowNs, (f.rtoDeadlinePs + 999) / 1000) - nowNs;
+    const int64_t atPs = nowPs + delayNs * 1000;
     if (m_rtoEventPs != 0 && m_rtoEventPs <= atPs)
     {
         return;
     }
     m_rtoEvent.Cancel();
     m_rtoEventPs = atPs;
-    m_rtoEvent = Simulator::Schedule(delay, &MetaRoceConnection::RtoTimer, this);
+    m_rtoEvent = Simulator::Schedule(NanoSeconds(delayNs), &MetaRoceConnection::RtoTimer, this);
 }
 
 void

@@ -291,8 +291,14 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     }
     /** Takes the next chunk to send as new data (resend queue first); false if none. */
     bool NextChunk(ChunkRef& ref);
-    FramePayload BuildPacket(Path& path, uint32_t pathIndex, uint32_t seq, const ChunkRef& ref,
-                            uint8_t flags, FrameAddress& addr);
+    /** The packet of \p seq on the path (header in the transport's), sent at \p nowPs. */
+    FramePayload BuildPacket(Path& path,
+                             uint32_t pathIndex,
+                             uint32_t seq,
+                             const ChunkRef& ref,
+                             uint8_t flags,
+                             FrameAddress& addr,
+                             int64_t nowPs);
     int32_t ChoosePath(uint32_t plane, bool forRetransmit, int64_t nowPs);
     /** Whether a path of \p plane is probing or has a retransmission queued. */
     bool PlaneHasPathWork(uint32_t plane) const;
