@@ -157,23 +157,7 @@ TEST_CASE("FabricSimulatorImpl: events scheduled from another thread arrive as u
 TEST_CASE("FabricSimulatorImpl: an experiment gives identical results with either event loop",
           "[simulator][runner]")
 {
-    auto run = [](const std::string& simulator) {
-        nlohmann::json j = nlohmann::json::parse(R"({
-          "name": "simulator-equivalence",
-          "fabric": "topologies/tiny-2p.json",
-          "transport": {"type": "metaroce"},
-          "workload": {"type": "permutation", "message_bytes": 65536, "outstanding": 2},
-          "loss": {"rate": 0.01, "where": "nic"},
-          "duration": "200us",
-          "seed": 5,
-          "sample_interval": "20us"
-        })");
-        j["simulator"] = simulator;
-        nlohmann::json r = test::Deterministic(test::RunOnce(j));
-        r["config"].erase("simulator");
-        r.erase("provenance");
-        return r;
-    };
+    auto run = [](const std::string& simulator) { return test::RunWith("simulator", simulator); };
     const nlohmann::json fabric = run("ns3::FabricSimulatorImpl");
     CHECK(fabric["summary"]["completed_messages"].get<uint64_t>() > 0);
     CHECK(fabric["summary"]["retransmitted_packets"].get<uint64_t>() > 0);

@@ -120,23 +120,7 @@ TEST_CASE("timing wheel: a MetaRoCE experiment gives identical results with ns-3
 {
     // Same seed, same model: only the data structure holding events differs,
     // so every figure (other than wall-clock ones) must be equal.
-    auto run = [](const std::string& scheduler) {
-        nlohmann::json j = nlohmann::json::parse(R"({
-          "name": "scheduler-equivalence",
-          "fabric": "topologies/tiny-2p.json",
-          "transport": {"type": "metaroce"},
-          "workload": {"type": "permutation", "message_bytes": 65536, "outstanding": 2},
-          "loss": {"rate": 0.01, "where": "nic"},
-          "duration": "200us",
-          "seed": 5,
-          "sample_interval": "20us"
-        })");
-        j["scheduler"] = scheduler;
-        nlohmann::json r = test::Deterministic(test::RunOnce(j));
-        r["config"].erase("scheduler");
-        r.erase("provenance");
-        return r;
-    };
+    auto run = [](const std::string& scheduler) { return test::RunWith("scheduler", scheduler); };
     const nlohmann::json wheel = run("ns3::TimingWheelScheduler");
     CHECK(wheel["summary"]["completed_messages"].get<uint64_t>() > 0);
     CHECK(wheel["summary"]["retransmitted_packets"].get<uint64_t>() > 0);
