@@ -45,54 +45,50 @@ FabricChannel::Attach(Ptr<FabricPort> port)
 
 /**
  * The one event of a packet-hop: a frame's last bit reaching the far port.
- * A hand-written EventImpl instead of MakeEvent so the hop costs one small
- * allocation from a free list (frames in flight reuse the same blocks) and
- * carries its own arrival time, so nothing on the receive path asks the
- * simulator for the time.
+ * A hand-written EventImpl instead of MakeEvent: it carries its own arrival
+ * time, so nothing on the receive path asks the simulator for the time, and
+ * a finished one is reused rather than destroyed (ns-3's EventImpl
+ * constructor and destructor are out-of-line library calls, ~50
+ * instructions a hop). Reuse keeps the reference counting honest: Notify
+ * takes a reference of its own before the simulator drops its one, so a
+ * pooled arrival stays alive with a count of 1, and the next Make hands
+ * that count to the simulator. An arrival still scheduled when the
+ * simulator is destroyed is freed by it as any event is.
  */
 class FabricChannel::FrameArrival : public EventImpl
 {
   public:
-    FrameArrival(FabricChannel* channel,
-                 uint32_t to,
-                 FrameRef frame,
-                 const FrameInfo& info,
-                 uint32_t epoch,
-                 int64_t atNs)
-        : m_channel(channel),
-          m_from(PeekPointer(channel->m_ports[1 - to])),
-          m_to(PeekPointer(channel->m_ports[to])),
-          m_frame(std::move(frame)),
-          m_info(info),
-          m_toSide(to),
-          m_epoch(epoch),
-          m_atNs(atNs)
+    /** A pooled arrival set up for this frame, or a new one. */
+    static FrameArrival* Make(FabricChannel* channel,
+                              uint32_t to,
+                              FrameRef frame,
+                              const FrameInfo& info,
+                              uint32_t epoch,
+                              int64_t atNs)
     {
-    }
-
+        FrameArrival* ev = nullptr;
 #if !defined(__SANITIZE_ADDRESS__)
-    static void* operator new(std::size_t size)
-    {
-        auto& pool = FreeList();
-        if (size == sizeof(FrameArrival) && !pool.empty())
+        auto& pool = Pool();
+        if (!pool.empty())
         {
-            void* block = pool.back();
+            ev = pool.back();
             pool.pop_back();
-            return block;
         }
-        return ::operator new(size);
-    }
-
-    static void operator delete(void* block, std::size_t size)
-    {
-        if (size == sizeof(FrameArrival))
-        {
-            FreeList().push_back(block);
-            return;
-        }
-        ::operator delete(block);
-    }
 #endif
+        if (!ev)
+        {
+            ev = new FrameArrival();
+        }
+        ev->m_channel = channel;
+        ev->m_from = PeekPointer(channel->m_ports[1 - to]);
+        ev->m_to = PeekPointer(channel->m_ports[to]);
+        ev->m_frame = std::move(frame);
+        ev->m_info = info;
+        ev->m_toSide = to;
+        ev->m_epoch = epoch;
+        ev->m_atNs = atNs;
+        return ev;
+    }
 
   protected:
     void Notify() override
@@ -104,26 +100,33 @@ class FabricChannel::FrameArrival : public EventImpl
         m_to->PrefetchHopState();
         m_frame.PrefetchBytes();
         m_channel->Deliver(m_toSide, std::move(m_frame), m_info, m_epoch, m_atNs);
+#if !defined(__SANITIZE_ADDRESS__)
+        // Last: nothing may take this arrival from the pool while it runs.
+        Ref(); // outlives the simulator's reference, dropped when this returns
+        Pool().push_back(this);
+#endif
     }
 
   private:
-    /** Blocks of finished arrivals; never shrinks (bounded by the peak of frames in flight). */
-    static std::vector<void*>& FreeList()
+    FrameArrival() = default;
+
+    /** Finished arrivals, each holding one reference; never shrinks (bounded by the peak of frames in flight). */
+    static std::vector<FrameArrival*>& Pool()
     {
         // Deliberately never destroyed: events may be freed by Simulator::Destroy
         // during static destruction.
-        static auto* pool = new std::vector<void*>();
+        static auto* pool = new std::vector<FrameArrival*>();
         return *pool;
     }
 
-    FabricChannel* m_channel;
-    const FabricPort* m_from; //!< the sending port (only prefetched here)
-    const FabricPort* m_to;   //!< the receiving port (only prefetched here)
+    FabricChannel* m_channel = nullptr;
+    const FabricPort* m_from = nullptr; //!< the sending port (only prefetched here)
+    const FabricPort* m_to = nullptr;   //!< the receiving port (only prefetched here)
     FrameRef m_frame;
     FrameInfo m_info;
-    uint32_t m_toSide;
-    uint32_t m_epoch;
-    int64_t m_atNs;
+    uint32_t m_toSide = 0;
+    uint32_t m_epoch = 0;
+    int64_t m_atNs = 0;
 };
 
 FabricChannel::FabricChannel() = default;
@@ -149,7 +152,7 @@ FabricChannel::Transmit(const FabricPort* from,
     Simulator::ScheduleWithContext(
         m_peerContext[to],
         NanoSeconds(atNs) - PicoSeconds(nowPs),
-        new FrameArrival(this, to, std::move(frame), info, m_epoch, atNs));
+        FrameArrival::Make(this, to, std::move(frame), info, m_epoch, atNs));
 }
 
 void
