@@ -10,6 +10,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("FabricSimulatorImpl");
 NS_OBJECT_ENSURE_REGISTERED(FabricSimulatorImpl);
 
+FabricSimulatorImpl* FabricSimulatorImpl::s_running = nullptr;
+
 TypeId
 FabricSimulatorImpl::GetTypeId()
 {
@@ -33,6 +35,10 @@ FabricSimulatorImpl::~FabricSimulatorImpl() = default;
 void
 FabricSimulatorImpl::DoDispose()
 {
+    if (s_running == this)
+    {
+        s_running = nullptr; // disposed from inside an event (never, but never dangle)
+    }
     TakeForeignEvents();
     while (m_events && !m_events->IsEmpty())
     {
@@ -107,6 +113,7 @@ FabricSimulatorImpl::Run()
     m_mainThreadId = std::this_thread::get_id();
     TakeForeignEvents();
     m_stop = false;
+    s_running = this;
     while (!m_events->IsEmpty() && !m_stop)
     {
         const Scheduler::Event next = m_events->RemoveNext();
@@ -120,6 +127,7 @@ FabricSimulatorImpl::Run()
         next.impl->Unref();
         TakeForeignEvents();
     }
+    s_running = nullptr;
     NS_ASSERT(!m_events->IsEmpty() || m_unscheduledEvents == 0);
 }
 

@@ -1,6 +1,7 @@
 #include "fabric-channel.h"
 
 #include "fabric-port.h"
+#include "fabric-simulator-impl.h"
 
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -149,10 +150,16 @@ FabricChannel::Transmit(const FabricPort* from,
     const uint32_t to = (m_ports[0] == from) ? 1 : 0;
     const int64_t atNs = (txEndPs + 999) / 1000 + m_delayNs;
     ++m_inFlight;
-    Simulator::ScheduleWithContext(
-        m_peerContext[to],
-        NanoSeconds(atNs) - PicoSeconds(nowPs),
-        FrameArrival::Make(this, to, std::move(frame), info, m_epoch, atNs));
+    const Time delay = NanoSeconds(atNs) - PicoSeconds(nowPs);
+    FrameArrival* arrival = FrameArrival::Make(this, to, std::move(frame), info, m_epoch, atNs);
+    if (FabricSimulatorImpl* sim = FabricSimulatorImpl::Running())
+    {
+        sim->ScheduleWithContextHere(m_peerContext[to], delay, arrival); // one call a hop
+    }
+    else
+    {
+        Simulator::ScheduleWithContext(m_peerContext[to], delay, arrival);
+    }
 }
 
 void

@@ -1,5 +1,7 @@
 #include "nic-scheduler.h"
 
+#include "fabric-simulator-impl.h"
+
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -99,7 +101,7 @@ NicScheduler::Activate(uint32_t index, uint32_t plane)
 void
 NicScheduler::ArmWake(uint32_t plane)
 {
-    ArmWakeAt(plane, Simulator::Now().GetPicoSeconds());
+    ArmWakeAt(plane, FastNow().GetPicoSeconds());
 }
 
 void
@@ -131,7 +133,7 @@ NicScheduler::Wake(uint32_t plane)
         return; // the ring waits for the link (LinkChanged)
     }
     FabricPort* port = m_nic->PeekPort(plane);
-    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+    const int64_t nowPs = FastNow().GetPicoSeconds();
     if (port->IsClassPausedAt(FabricPort::kDataClass, nowPs) &&
         port->GetIdlePsAt(nowPs) / 1000 > nowPs / 1000)
     {

@@ -1,5 +1,6 @@
 #include "metaroce-connection.h"
 
+#include "fabric-simulator-impl.h"
 #include "metaroce-aimd.h"
 #include "metaroce-transport.h"
 
@@ -730,7 +731,7 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
     Path& p = m_paths[pi];
     // Allocated if the path was idle (a late or duplicate ACK), released below.
     PathFlight& f = Flight(p);
-    const int64_t now = Simulator::Now().GetPicoSeconds();
+    const int64_t now = FastNow().GetPicoSeconds();
 
     // Receiver-driven rate (decision 4).
     if (h.rateHintMbps != 0)
@@ -1020,7 +1021,7 @@ MetaRoceConnection::ArmRto(uint32_t pathIndex)
     PathFlight& f = *p.flight; // called for a path with something outstanding
     // Once per packet: the time is read once and the timer's nanosecond
     // computed in integers (what DelayUntilPs gives, without Time arithmetic).
-    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+    const int64_t nowPs = FastNow().GetPicoSeconds();
     if (f.rtoDeadlinePs == 0)
     {
         f.rtoDeadlinePs = nowPs + RtoPs(p);
