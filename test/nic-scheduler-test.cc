@@ -33,6 +33,7 @@ struct PacedClient : NicTxClient
     int64_t nextPs = 0;
     uint32_t pulls = 0;
     std::vector<int64_t> sentPs;
+    std::vector<uint32_t> sentPlanes;
 
     FramePayload PullPacket(uint32_t plane, int64_t nowPs, FrameAddress& addr, int64_t& notBeforePs)
         override
@@ -45,6 +46,7 @@ struct PacedClient : NicTxClient
         }
         nextPs = gapPs > 0 ? nowPs + gapPs : 0;
         sentPs.push_back(nowPs);
+        sentPlanes.push_back(plane);
         addr = nic->AddressTo(1, plane, uint16_t(30000 + gapPs % 7), FabricTrafficSource::kDefaultPort);
         return FramePayload::Zeros(4096);
     }
@@ -100,4 +102,46 @@ TEST_CASE("NicScheduler: a firm wait is skipped without a pull, and nothing else
     CHECK(loose.greedySent.size() + loose.pacedSent.size() >= 59);
     CHECK(firm.pacedPulls == 8);
     CHECK(loose.pacedPulls > 50);
+}
+
+TEST_CASE("NicScheduler: ActivateAll is Activate on every plane, in plane order", "[nic]")
+{
+    // MetaRoCE calls ActivateAll after an ACK when it has new data: it must
+    // leave the scheduler exactly as Activate on plane 0, 1, ... would, and
+    // cost nothing for planes the client is already in. On the two-plane
+    // tiny fabric a greedy client activated either way sends the same
+    // packets at the same times on both planes; activating it again while it
+    // is in every ring changes nothing.
+    auto run = [](bool all) {
+        Simulator::Destroy();
+        FabricBuilder builder(test::TinySpec());
+        Ptr<Fabric> fabric = builder.Build();
+        Ptr<RdmaNic> nic = fabric->GetNic(0);
+        REQUIRE(nic->GetNPlanes() == 2);
+        Ptr<NicScheduler> scheduler = CreateObject<NicScheduler>();
+        scheduler->SetNic(nic);
+        PacedClient greedy;
+        greedy.nic = nic;
+        const uint32_t index = scheduler->AddClient(&greedy);
+        if (all)
+        {
+            scheduler->ActivateAll(index);
+            scheduler->ActivateAll(index); // already in both rings: no-op
+        }
+        else
+        {
+            scheduler->Activate(index, 0);
+            scheduler->Activate(index, 1);
+        }
+        Simulator::Stop(MicroSeconds(2));
+        Simulator::Run();
+        auto sent = std::make_pair(greedy.sentPs, greedy.sentPlanes);
+        const uint64_t packets = scheduler->GetSentPackets();
+        Simulator::Destroy();
+        return std::make_pair(sent, packets);
+    };
+    const auto each = run(false);
+    const auto all = run(true);
+    CHECK(each.second > 2); // both planes kept busy for 2 us
+    CHECK(all == each);
 }

@@ -99,6 +99,19 @@ NicScheduler::Activate(uint32_t index, uint32_t plane)
 }
 
 void
+NicScheduler::ActivateAll(uint32_t index)
+{
+    const uint64_t all =
+        m_planes.size() >= 64 ? ~uint64_t(0) : (uint64_t(1) << m_planes.size()) - 1;
+    uint64_t missing = all & ~m_inRing[index];
+    while (missing != 0)
+    {
+        Activate(index, uint32_t(__builtin_ctzll(missing)));
+        missing &= missing - 1;
+    }
+}
+
+void
 NicScheduler::ArmWake(uint32_t plane)
 {
     ArmWakeAt(plane, FastNow().GetPicoSeconds());

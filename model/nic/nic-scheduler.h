@@ -79,6 +79,8 @@ class NicScheduler : public Object
     uint32_t AddClient(NicTxClient* client);
     /** Client \p index may have something to send on \p plane. */
     void Activate(uint32_t index, uint32_t plane);
+    /** Activate on every plane, in plane order (those it is already in cost nothing). */
+    void ActivateAll(uint32_t index);
 
     uint64_t GetSentPackets() const { return m_sent; }
 

@@ -690,6 +690,14 @@ MetaRoceConnection::BuildPacket(Path& path,
 void
 MetaRoceConnection::Kick()
 {
+    if (HasNewData())
+    {
+        // Every plane is eligible (what KickPlane would find on each, in the
+        // same order): one check of the scheduler's membership word instead
+        // of eight calls after every ACK.
+        m_scheduler->ActivateAll(m_schedulerIndex);
+        return;
+    }
     for (uint32_t plane = 0; plane < m_planes.size(); ++plane)
     {
         KickPlane(plane);
