@@ -158,7 +158,7 @@ FabricSimulatorImpl::ScheduleWithContext(uint32_t context, const Time& delay, Ev
 {
     if (std::this_thread::get_id() == m_mainThreadId)
     {
-        Insert(m_currentTs + static_cast<uint64_t>(delay.GetTimeStep()), context, event);
+        ScheduleWithContextHere(context, delay, event);
         return;
     }
     std::lock_guard<std::mutex> lock(m_foreignMutex);

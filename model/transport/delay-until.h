@@ -15,11 +15,18 @@
 namespace ns3
 {
 
+/** The nanoseconds from \p nowPs to the first nanosecond at or after \p ps (integers only). */
+inline int64_t
+DelayNsUntilPs(int64_t nowPs, int64_t ps)
+{
+    const int64_t nowNs = nowPs / 1000;
+    return std::max(nowNs, (ps + 999) / 1000) - nowNs;
+}
+
 inline Time
 DelayUntilPs(int64_t ps)
 {
-    const int64_t nowNs = Simulator::Now().GetNanoSeconds();
-    return NanoSeconds(std::max(nowNs, (ps + 999) / 1000) - nowNs);
+    return NanoSeconds(DelayNsUntilPs(Simulator::Now().GetPicoSeconds(), ps));
 }
 
 } // namespace ns3

@@ -1028,7 +1028,7 @@ MetaRoceConnection::ArmRto(uint32_t pathIndex)
     Path& p = m_paths[pathIndex];
     PathFlight& f = *p.flight; // called for a path with something outstanding
     // Once per packet: the time is read once and the timer's nanosecond
-    // computed in integers (what DelayUntilPs gives, without Time arithmetic).
+    // computed in integers (DelayNsUntilPs, without Time arithmetic).
     const int64_t nowPs = FastNow().GetPicoSeconds();
     if (f.rtoDeadlinePs == 0)
     {
@@ -1037,8 +1037,7 @@ MetaRoceConnection::ArmRto(uint32_t pathIndex)
     // One timer per connection, at the earliest path deadline, re-armed
     // lazily: a deadline that moves later is picked up when the timer fires;
     // only an earlier one needs a new event.
-    const int64_t nowNs = nowPs / 1000;
-    const int64_t delayNs = std::max(nowNs, (f.rtoDeadlinePs + 999) / 1000) - nowNs;
+    const int64_t delayNs = DelayNsUntilPs(nowPs, f.rtoDeadlinePs);
     const int64_t atPs = nowPs + delayNs * 1000;
     if (m_rtoEventPs != 0 && m_rtoEventPs <= atPs)
     {
