@@ -104,22 +104,20 @@ def median(values):
 
 
 def calibrate(scheduler, repeat=1):
-    r = {"scenario": "bare-events"}
-    for sched in dict.fromkeys(["ns3::MapScheduler", scheduler]):
-        cmd = [os.path.join(BUILD, "metaroce-event-bench"), f"--scheduler={sched}"]
+    def rate(*args):
+        cmd = [os.path.join(BUILD, "metaroce-event-bench"), *args]
         rates = []
         for _ in range(repeat):
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
             rates.append(json.loads(out.strip().splitlines()[-1])["events_per_s"])
-        r[f"events_per_s[{sched}]"] = round(median(rates))
+        return round(median(rates))
+
+    r = {"scenario": "bare-events"}
+    for sched in dict.fromkeys(["ns3::MapScheduler", scheduler]):
+        r[f"events_per_s[{sched}]"] = rate(f"--scheduler={sched}")
     # The scenarios' own event loop (same events, fewer instructions per event).
-    cmd = [os.path.join(BUILD, "metaroce-event-bench"), f"--scheduler={scheduler}",
-           "--simulator=ns3::FabricSimulatorImpl"]
-    rates = []
-    for _ in range(repeat):
-        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-        rates.append(json.loads(out.strip().splitlines()[-1])["events_per_s"])
-    r[f"events_per_s[{scheduler}+ns3::FabricSimulatorImpl]"] = round(median(rates))
+    r[f"events_per_s[{scheduler}+ns3::FabricSimulatorImpl]"] = rate(
+        f"--scheduler={scheduler}", "--simulator=ns3::FabricSimulatorImpl")
     return r
 
 
