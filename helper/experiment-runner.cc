@@ -17,6 +17,8 @@
 #include "ns3/pointer.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
+#include "fabric-lanes.h"
+#include "fabric-simulator-impl.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -111,6 +113,17 @@ ExperimentRunner::Build()
     FabricBuilder builder(m_spec.fabric);
     m_fabric = builder.Build();
     m_fabric->AssignStreams(1);
+    if (m_spec.threads > 1)
+    {
+        Ptr<FabricSimulatorImpl> sim =
+            DynamicCast<FabricSimulatorImpl>(Simulator::GetImplementation());
+        NS_ABORT_MSG_IF(sim == nullptr,
+                        m_spec.sourceFile << ": \"threads\": " << m_spec.threads
+                                          << " needs ns3::FabricSimulatorImpl as the running "
+                                             "simulator (the first simulation of the process)");
+        const FabricLanes lanes = SplitFabric(*m_fabric, m_spec.threads);
+        sim->SetLanes(m_spec.threads, lanes.laneOfNode, lanes.lookahead);
+    }
     InstallLoss();
     ScheduleFailures();
     RdmaTransportHelper rdma(m_spec.transport == "metaroce" ? "ns3::MetaRoceTransport"

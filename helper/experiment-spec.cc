@@ -283,7 +283,8 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
                        "seed",
                        "sample_interval",
                        "scheduler",
-                       "simulator"});
+                       "simulator",
+                       "threads"});
     ExperimentSpec spec;
     spec.sourceFile = source;
     spec.effective = doc;
@@ -467,6 +468,48 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
             spec.simulator != "ns3::DefaultSimulatorImpl")
         {
             root["simulator"].Fail("ns3::FabricSimulatorImpl or ns3::DefaultSimulatorImpl");
+        }
+    }
+    if (root["threads"].IsPresent())
+    {
+        spec.threads = root["threads"].AsUnsigned(1, 64);
+        // Lanes give the results of one thread only where every event keeps
+        // to its node (docs/performance.md, "Lanes"); what is not known to,
+        // or is known not to, is refused here rather than run wrong.
+        auto refuse = [&](const std::string& why) {
+            if (spec.threads > 1)
+            {
+                root["threads"].Fail("1 (" + why + ")");
+            }
+        };
+        if (spec.simulator != "ns3::FabricSimulatorImpl")
+        {
+            refuse("lanes need \"simulator\": \"ns3::FabricSimulatorImpl\"");
+        }
+        if (spec.scheduler != "ns3::TimingWheelScheduler")
+        {
+            refuse("lanes need \"scheduler\": \"ns3::TimingWheelScheduler\"");
+        }
+        if (spec.transport != "metaroce")
+        {
+            refuse("lanes run MetaRoCE only: RoCEv2 and PFC build ns-3 Packets, whose "
+                   "buffers ns-3 pools in one unsynchronised list");
+        }
+        if (spec.loss.rate > 0)
+        {
+            refuse("lanes do not run with \"loss\": ns-3's error models take Packets");
+        }
+        if (spec.stopWhenDone)
+        {
+            refuse("lanes do not run with \"stop\": \"workload_done\": the run would "
+                   "have to end inside a window the other lanes have run past");
+        }
+        for (const auto& [name, value] : spec.attributes)
+        {
+            if (name.find("PayloadIntegrity") != std::string::npos)
+            {
+                refuse("lanes do not run with PayloadIntegrity: it carries ns-3 Packets");
+            }
         }
     }
     spec.sampleInterval = root["sample_interval"].IsPresent()

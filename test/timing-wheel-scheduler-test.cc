@@ -24,7 +24,9 @@ Scheduler::Event
 MakeEv(uint64_t ts, uint32_t uid)
 {
     Scheduler::Event ev;
-    ev.impl = nullptr;
+    // A distinct (never dereferenced, only prefetched) event object per uid:
+    // Remove and Contains find an event by its object.
+    ev.impl = reinterpret_cast<EventImpl*>(uintptr_t(uid + 1) * 64);
     ev.key.m_ts = ts;
     ev.key.m_uid = uid;
     ev.key.m_context = 0;
@@ -87,7 +89,10 @@ CheckAgainstReference(uint32_t slots, uint64_t maxAhead, uint32_t seed)
             // Simulator::Remove of a random pending event.
             auto it = ref.begin();
             std::advance(it, rng() % std::min<size_t>(ref.size(), 64));
-            s->Remove(MakeEv(std::get<0>(*it), std::get<1>(*it)));
+            const Scheduler::Event gone = MakeEv(std::get<0>(*it), std::get<1>(*it));
+            REQUIRE(s->Contains(gone.key.m_ts, gone.impl));
+            s->Remove(gone);
+            REQUIRE_FALSE(s->Contains(gone.key.m_ts, gone.impl));
             ref.erase(it);
         }
         REQUIRE(s->IsEmpty() == ref.empty());

@@ -1,8 +1,17 @@
 #include "fabric-simulator-impl.h"
 
+#include "timing-wheel-scheduler.h"
+
+#include "ns3/abort.h"
 #include "ns3/assert.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+
+#include <condition_variable>
+#include <x86intrin.h>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
 
 namespace ns3
 {
@@ -11,6 +20,106 @@ NS_LOG_COMPONENT_DEFINE("FabricSimulatorImpl");
 NS_OBJECT_ENSURE_REGISTERED(FabricSimulatorImpl);
 
 FabricSimulatorImpl* FabricSimulatorImpl::s_running = nullptr;
+thread_local FabricSimulatorImpl::Lane* FabricSimulatorImpl::t_lane = nullptr;
+
+namespace
+{
+uint64_t g_dbgRun = 0, g_dbgMerge = 0, g_dbgWindows = 0, g_dbgLane[2] = {0, 0};
+
+/**
+ * The helper threads that run lanes 1..n-1, shared by every simulation of
+ * the process and never joined: a pooled object a lane's thread freed stays
+ * in that thread's pool, which must outlive the simulation (the pools are
+ * never destroyed, see FabricChannel), so the threads live until the process
+ * ends. A job is a generation number: each thread runs its share of it and
+ * counts itself done; it spins a little before sleeping, as windows follow
+ * each other within microseconds.
+ */
+class LaneThreads
+{
+  public:
+    static LaneThreads& Get()
+    {
+        static auto* threads = new LaneThreads(); // never destroyed (see above)
+        return *threads;
+    }
+
+    /** Runs job(1..n-1) on the helper threads and job(0) here; returns when all are done. */
+    void Run(uint32_t n, const std::function<void(uint32_t)>& job)
+    {
+        while (m_threads.size() + 1 < n)
+        {
+            const uint32_t index = static_cast<uint32_t>(m_threads.size()) + 1;
+            const uint64_t seen = m_generation.load(std::memory_order_acquire);
+            m_threads.emplace_back([this, index, seen] { Loop(index, seen); });
+            m_threads.back().detach();
+        }
+        m_job = &job;
+        m_active = n;
+        m_done.store(0, std::memory_order_relaxed);
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_generation.fetch_add(1, std::memory_order_release);
+        }
+        m_wake.notify_all();
+        job(0);
+        const uint32_t others = n - 1;
+        for (uint32_t spins = 0; m_done.load(std::memory_order_acquire) < others; ++spins)
+        {
+            if (spins > 4096)
+            {
+                std::this_thread::yield();
+            }
+            else
+            {
+                __builtin_ia32_pause();
+            }
+        }
+        m_job = nullptr;
+    }
+
+  private:
+    void Loop(uint32_t index, uint64_t seen)
+    {
+        while (true)
+        {
+            uint64_t now = seen;
+            for (uint32_t spins = 0; spins < 200000; ++spins)
+            {
+                now = m_generation.load(std::memory_order_acquire);
+                if (now != seen)
+                {
+                    break;
+                }
+                __builtin_ia32_pause();
+            }
+            if (now == seen)
+            {
+                std::unique_lock<std::mutex> lock(m_mutex);
+                m_wake.wait(lock, [&] {
+                    return m_generation.load(std::memory_order_acquire) != seen;
+                });
+                now = m_generation.load(std::memory_order_acquire);
+            }
+            seen = now;
+            if (index < m_active)
+            {
+                (*m_job)(index);
+                m_done.fetch_add(1, std::memory_order_acq_rel);
+            }
+        }
+    }
+
+    std::vector<std::thread> m_threads;
+    std::atomic<uint64_t> m_generation{0};
+    std::atomic<uint32_t> m_done{0};
+    const std::function<void(uint32_t)>* m_job = nullptr;
+    uint32_t m_active = 0;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+};
+
+} // namespace
 
 TypeId
 FabricSimulatorImpl::GetTypeId()
@@ -45,6 +154,21 @@ FabricSimulatorImpl::DoDispose()
         m_events->RemoveNext().impl->Unref();
     }
     m_events = nullptr;
+    for (auto& lane : m_lanes)
+    {
+        for (const auto* list : {&lane->incoming, &lane->late})
+        {
+            for (const Scheduler::Event& e : *list)
+            {
+                e.impl->Unref();
+            }
+        }
+        while (lane->events && !lane->events->IsEmpty())
+        {
+            lane->events->RemoveNext().impl->Unref();
+        }
+    }
+    m_lanes.clear();
     SimulatorImpl::DoDispose();
 }
 
@@ -65,6 +189,8 @@ FabricSimulatorImpl::Destroy()
 void
 FabricSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
 {
+    NS_ABORT_MSG_IF(!m_lanes.empty(), "FabricSimulatorImpl: SetScheduler after SetLanes");
+    m_schedulerFactory = schedulerFactory;
     Ptr<Scheduler> scheduler = schedulerFactory.Create<Scheduler>();
     if (m_events)
     {
@@ -104,7 +230,18 @@ FabricSimulatorImpl::TakeForeignEvents()
 bool
 FabricSimulatorImpl::IsFinished() const
 {
-    return m_events->IsEmpty() || m_stop;
+    if (m_stop)
+    {
+        return true;
+    }
+    for (const auto& lane : m_lanes)
+    {
+        if (!lane->events->IsEmpty() || !lane->incoming.empty() || !lane->late.empty())
+        {
+            return false;
+        }
+    }
+    return m_events->IsEmpty();
 }
 
 void
@@ -113,6 +250,11 @@ FabricSimulatorImpl::Run()
     m_mainThreadId = std::this_thread::get_id();
     TakeForeignEvents();
     m_stop = false;
+    if (!m_lanes.empty())
+    {
+        RunLanes();
+        return;
+    }
     s_running = this;
     while (!m_events->IsEmpty() && !m_stop)
     {
@@ -134,6 +276,11 @@ FabricSimulatorImpl::Run()
 void
 FabricSimulatorImpl::Stop()
 {
+    NS_ABORT_MSG_IF(t_lane != nullptr,
+                    "FabricSimulatorImpl: Simulator::Stop() from an event of a node on lane "
+                        << t_lane->index
+                        << ": with lanes, stop from an event without a context (e.g. "
+                           "Simulator::Stop(delay) before Run), or run with one lane");
     m_stop = true;
 }
 
@@ -147,16 +294,21 @@ EventId
 FabricSimulatorImpl::Schedule(const Time& delay, EventImpl* event)
 {
     NS_ASSERT_MSG(delay.IsPositive(), "FabricSimulatorImpl::Schedule: negative delay");
+    if (Lane* lane = t_lane)
+    {
+        const uint64_t ts = lane->ts + static_cast<uint64_t>(delay.GetTimeStep());
+        const uint32_t uid = LaneInsert(*lane, ts, lane->context, event);
+        return EventId(event, ts, lane->context, uid);
+    }
     const uint64_t ts = m_currentTs + static_cast<uint64_t>(delay.GetTimeStep());
-    const uint32_t uid = m_uid;
-    Insert(ts, m_currentContext, event);
+    const uint32_t uid = Insert(ts, m_currentContext, event);
     return EventId(event, ts, m_currentContext, uid);
 }
 
 void
 FabricSimulatorImpl::ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event)
 {
-    if (std::this_thread::get_id() == m_mainThreadId)
+    if (t_lane != nullptr || std::this_thread::get_id() == m_mainThreadId)
     {
         ScheduleWithContextHere(context, delay, event);
         return;
@@ -176,6 +328,8 @@ FabricSimulatorImpl::ScheduleNow(EventImpl* event)
 EventId
 FabricSimulatorImpl::ScheduleDestroy(EventImpl* event)
 {
+    NS_ABORT_MSG_IF(t_lane != nullptr,
+                    "FabricSimulatorImpl: Simulator::ScheduleDestroy from an event on a lane");
     EventId id(Ptr<EventImpl>(event, false), m_currentTs, 0xffffffff, EventId::UID::DESTROY);
     m_destroyEvents.push_back(id);
     ++m_uid;
@@ -185,13 +339,13 @@ FabricSimulatorImpl::ScheduleDestroy(EventImpl* event)
 Time
 FabricSimulatorImpl::Now() const
 {
-    return TimeStep(m_currentTs);
+    return NowTime();
 }
 
 Time
 FabricSimulatorImpl::GetDelayLeft(const EventId& id) const
 {
-    return IsExpired(id) ? TimeStep(0) : TimeStep(id.GetTs() - m_currentTs);
+    return IsExpired(id) ? TimeStep(0) : TimeStep(id.GetTs() - NowTime().GetTimeStep());
 }
 
 void
@@ -211,6 +365,11 @@ FabricSimulatorImpl::Remove(const EventId& id)
     }
     if (IsExpired(id))
     {
+        return;
+    }
+    if (!m_lanes.empty())
+    {
+        RemoveFromLanes(id);
         return;
     }
     Scheduler::Event event;
@@ -251,9 +410,49 @@ FabricSimulatorImpl::IsExpired(const EventId& id) const
         }
         return true;
     }
-    return id.PeekEventImpl() == nullptr || id.GetTs() < m_currentTs ||
-           (id.GetTs() == m_currentTs && id.GetUid() <= m_currentUid) ||
-           id.PeekEventImpl()->IsCancelled();
+    if (m_lanes.empty())
+    {
+        return id.PeekEventImpl() == nullptr || id.GetTs() < m_currentTs ||
+               (id.GetTs() == m_currentTs && id.GetUid() <= m_currentUid) ||
+               id.PeekEventImpl()->IsCancelled();
+    }
+    // Lanes: an EventId may carry the uid its event had before its window was
+    // merged, so "already run" at this very time is "no longer queued".
+    if (id.PeekEventImpl() == nullptr || id.PeekEventImpl()->IsCancelled())
+    {
+        return true;
+    }
+    const Lane* here = t_lane;
+    const uint64_t now = here ? here->ts : m_currentTs;
+    if (id.GetTs() != now)
+    {
+        return id.GetTs() < now;
+    }
+    const EventImpl* impl = id.PeekEventImpl();
+    if (impl == (here ? here->current : m_current))
+    {
+        return true;
+    }
+    const Lane* lane = LaneOfEvent(id);
+    if (lane == nullptr)
+    {
+        return !static_cast<const TimingWheelScheduler*>(PeekPointer(m_events))->Contains(now, impl);
+    }
+    if (lane->wheel->Contains(now, impl))
+    {
+        return false;
+    }
+    for (const auto* list : {&lane->incoming, &lane->late})
+    {
+        for (const Scheduler::Event& e : *list)
+        {
+            if (e.impl == impl)
+            {
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 Time
@@ -265,13 +464,544 @@ FabricSimulatorImpl::GetMaximumSimulationTime() const
 uint32_t
 FabricSimulatorImpl::GetContext() const
 {
-    return m_currentContext;
+    return t_lane ? t_lane->context : m_currentContext;
 }
 
 uint64_t
 FabricSimulatorImpl::GetEventCount() const
 {
-    return m_eventCount;
+    uint64_t n = m_eventCount;
+    for (const auto& lane : m_lanes)
+    {
+        n += lane->eventCount;
+    }
+    return n;
+}
+
+void
+FabricSimulatorImpl::SetLanes(uint32_t lanes, const std::vector<uint32_t>& laneOf, Time lookahead)
+{
+    NS_ABORT_MSG_IF(s_running == this, "FabricSimulatorImpl::SetLanes during Run");
+    NS_ABORT_MSG_IF(!m_lanes.empty(), "FabricSimulatorImpl::SetLanes: lanes are already set");
+    if (lanes <= 1)
+    {
+        return;
+    }
+    NS_ABORT_MSG_IF(lookahead.GetTimeStep() <= 0,
+                    "FabricSimulatorImpl::SetLanes: the lookahead must be positive, got "
+                        << lookahead);
+    NS_ABORT_MSG_IF(DynamicCast<TimingWheelScheduler>(m_events) == nullptr,
+                    "FabricSimulatorImpl::SetLanes: lanes need ns3::TimingWheelScheduler");
+    for (uint32_t l : laneOf)
+    {
+        NS_ABORT_MSG_IF(l != kNoLane && l >= lanes,
+                        "FabricSimulatorImpl::SetLanes: lane " << l << " of " << lanes);
+    }
+    m_laneOf = laneOf;
+    m_lookahead = static_cast<uint64_t>(lookahead.GetTimeStep());
+    for (uint32_t i = 0; i < lanes; ++i)
+    {
+        auto lane = std::make_unique<Lane>();
+        lane->index = i;
+        lane->events = m_schedulerFactory.Create<Scheduler>();
+        lane->wheel = PeekPointer(DynamicCast<TimingWheelScheduler>(lane->events));
+        lane->context = Simulator::NO_CONTEXT;
+        lane->uid = EventId::UID::INVALID;
+        m_lanes.push_back(std::move(lane));
+    }
+    // Events already queued move to their lanes (in order: a bucket keeps uid order).
+    Ptr<Scheduler> all = m_events;
+    m_events = m_schedulerFactory.Create<Scheduler>();
+    m_unscheduledEvents = 0;
+    while (!all->IsEmpty())
+    {
+        RouteInsert(all->RemoveNext());
+    }
+}
+
+void
+FabricSimulatorImpl::ScheduleTwinOfLast(uint32_t context, EventImpl* event)
+{
+    NS_ASSERT(context != Simulator::NO_CONTEXT && (context & kTwinBit) == 0);
+    if (Lane* lane = t_lane)
+    {
+        NS_ASSERT(!lane->ins.empty());
+        Insertion in;
+        in.ev.impl = event;
+        in.ev.key.m_ts = lane->ins.back().ev.key.m_ts;
+        in.ev.key.m_uid = lane->ins.back().ev.key.m_uid;
+        in.ev.key.m_context = context | kTwinBit;
+        in.target = LaneOf(context);
+        in.twin = true;
+        NS_ABORT_MSG_IF(in.ev.key.m_ts < lane->end || in.target == kNoLane,
+                        "FabricSimulatorImpl::ScheduleTwinOfLast: inside the window or no lane");
+        lane->ins.push_back(in);
+        return;
+    }
+    Scheduler::Event ev = m_lastRouted;
+    NS_ASSERT(ev.impl != nullptr);
+    ev.impl = event;
+    ev.key.m_context = context | kTwinBit;
+    RouteInsert(ev);
+}
+
+void
+FabricSimulatorImpl::RouteInsert(const Scheduler::Event& ev)
+{
+    m_lastRouted = ev;
+    const uint32_t target = LaneOf(ev.key.m_context);
+    if (m_merging)
+    {
+        NS_ABORT_MSG_IF(ev.key.m_ts < m_windowEnd,
+                        "FabricSimulatorImpl: work run in order at a barrier (InOrder) scheduled "
+                        "an event at "
+                            << TimeStep(ev.key.m_ts).As(Time::NS) << ", before the window's end ("
+                            << TimeStep(m_windowEnd).As(Time::NS)
+                            << "), which the lanes have run past; run with one lane");
+        m_mergeIns.push_back(Insertion{ev, target, (ev.key.m_context & kTwinBit) != 0 &&
+                                                       ev.key.m_context != Simulator::NO_CONTEXT});
+        return;
+    }
+    if (target == kNoLane)
+    {
+        ++m_unscheduledEvents;
+        m_events->Insert(ev);
+        return;
+    }
+    Lane& lane = *m_lanes[target];
+    lane.late.push_back(ev);
+    lane.nextTs = std::min(lane.nextTs, ev.key.m_ts);
+}
+
+void
+FabricSimulatorImpl::ShortLookahead(const Lane& lane, const Insertion& in) const
+{
+    if (in.target == kNoLane)
+    {
+        NS_FATAL_ERROR("FabricSimulatorImpl: an event of context "
+                       << lane.context << " on lane " << lane.index << " at "
+                       << TimeStep(lane.ts).As(Time::NS)
+                       << " scheduled an event without a lane (context " << in.ev.key.m_context
+                       << ") at " << TimeStep(in.ev.key.m_ts).As(Time::NS)
+                       << ", inside the window: with lanes, events without a node context "
+                          "(Simulator::Stop, a run's end) cannot be scheduled from a node's "
+                          "event so soon; run with one lane");
+    }
+    NS_FATAL_ERROR("FabricSimulatorImpl: an event of context "
+                   << lane.context << " on lane " << lane.index << " at "
+                   << TimeStep(lane.ts).As(Time::NS) << " scheduled one for context "
+                   << in.ev.key.m_context << " on lane " << in.target << " at "
+                   << TimeStep(in.ev.key.m_ts).As(Time::NS) << ", less than the lookahead ("
+                   << TimeStep(m_lookahead).As(Time::NS)
+                   << ") ahead: the lanes' lookahead must not exceed the least delay between "
+                      "nodes of different lanes");
+}
+
+void
+FabricSimulatorImpl::TakeIncoming(Lane& lane)
+{
+    for (auto* list : {&lane.incoming, &lane.late})
+    {
+        for (const Scheduler::Event& e : *list)
+        {
+            lane.events->Insert(e);
+        }
+        lane.unscheduled += list->size();
+        list->clear();
+    }
+    lane.nextTs = std::numeric_limits<uint64_t>::max();
+}
+
+void
+FabricSimulatorImpl::RunWindow(Lane& lane)
+{
+    Scheduler& events = *lane.events;
+    const uint64_t end = lane.end;
+    const uint32_t endUid = lane.endUid;
+    while (!events.IsEmpty())
+    {
+        const Scheduler::Event& peek = events.PeekNext();
+        if (peek.key.m_ts > end ||
+            (peek.key.m_ts == end && (endUid == 0 || peek.key.m_uid >= endUid)))
+        {
+            break;
+        }
+        const Scheduler::Event next = events.RemoveNext();
+        --lane.unscheduled;
+        uint32_t insBegin = static_cast<uint32_t>(lane.ins.size());
+        uint32_t context = next.key.m_context;
+        if ((context & kTwinBit) != 0 && context != Simulator::NO_CONTEXT)
+        {
+            context &= ~kTwinBit; // a twin: part of another lane's event, not counted
+            insBegin |= kTwinBit;
+        }
+        else
+        {
+            ++lane.eventCount;
+        }
+        lane.ts = next.key.m_ts;
+        lane.context = context;
+        lane.uid = next.key.m_uid;
+        lane.current = next.impl;
+        lane.exec.push_back(Executed{next.key.m_ts, next.key.m_uid, insBegin});
+        next.impl->Invoke();
+        next.impl->Unref();
+    }
+    lane.current = nullptr;
+}
+
+void
+FabricSimulatorImpl::RunDeferred(Lane& lane, uint32_t exec, uint32_t k, uint64_t ts, uint32_t uid)
+{
+    while (lane.dpos < lane.deferred.size() && lane.deferred[lane.dpos].exec == exec &&
+           lane.deferred[lane.dpos].insPos == k)
+    {
+        Deferred& d = lane.deferred[lane.dpos++];
+        m_currentTs = ts;
+        m_currentUid = uid;
+        m_currentContext = d.context;
+        d.fn();
+        d.fn = nullptr;
+    }
+}
+
+void
+FabricSimulatorImpl::Merge()
+{
+    // Every event the lanes ran in this window, in (time, uid) order: the
+    // order one thread would have run them in. Each insertion gets the uid
+    // one thread would have given it; an event a lane scheduled for itself
+    // within the window ran under a provisional uid (the window's base plus
+    // its index), whose final value is known once its own scheduler has
+    // been merged, which is earlier in this walk.
+    const uint32_t base = m_windowUid;
+    const uint64_t savedTs = m_currentTs;
+    const uint32_t savedContext = m_currentContext;
+    m_merging = true;
+    for (auto& lane : m_lanes)
+    {
+        lane->final.assign(lane->ins.size(), 0);
+        lane->pos = 0;
+        lane->dpos = 0;
+    }
+    uint64_t lastTs = savedTs;
+    while (true)
+    {
+        Lane* best = nullptr;
+        uint64_t bestTs = 0;
+        uint32_t bestUid = 0;
+        bool bestTwin = false;
+        for (auto& lane : m_lanes)
+        {
+            if (lane->pos >= lane->exec.size())
+            {
+                continue;
+            }
+            const Executed& x = lane->exec[lane->pos];
+            const uint32_t uid = x.uid < base ? x.uid : lane->final[x.uid - base];
+            const bool twin = (x.insBegin & kTwinBit) != 0;
+            // A twin shares its event's (time, uid) on another lane and runs first.
+            if (best == nullptr || x.ts < bestTs ||
+                (x.ts == bestTs && (uid < bestUid || (uid == bestUid && twin && !bestTwin))))
+            {
+                best = lane.get();
+                bestTs = x.ts;
+                bestUid = uid;
+                bestTwin = twin;
+            }
+        }
+        if (best == nullptr)
+        {
+            break;
+        }
+        const uint32_t pos = best->pos++;
+        const uint32_t insEnd = best->pos < best->exec.size()
+                                    ? (best->exec[best->pos].insBegin & ~kTwinBit)
+                                    : best->ins.size();
+        const bool deferred = best->dpos < best->deferred.size();
+        for (uint32_t k = best->exec[pos].insBegin & ~kTwinBit; k < insEnd; ++k)
+        {
+            if (deferred)
+            {
+                RunDeferred(*best, pos, k, bestTs, bestUid);
+            }
+            best->final[k] = best->ins[k].twin ? best->final[k - 1] : m_uid++;
+        }
+        if (deferred)
+        {
+            RunDeferred(*best, pos, insEnd, bestTs, bestUid);
+        }
+        lastTs = bestTs;
+    }
+    m_merging = false;
+    m_currentTs = std::max(savedTs, lastTs);
+    m_currentContext = savedContext;
+    NS_ABORT_MSG_IF(m_uid >= 0xf0000000u,
+                    "FabricSimulatorImpl: more than 4e9 events scheduled (ns-3's 32-bit uids)");
+
+    // Queue what was scheduled for later windows, in uid order per queue:
+    // every source lists its insertions in increasing final uid.
+    const size_t sources = m_lanes.size() + 1;
+    std::vector<size_t> at(sources, 0);
+    auto uidOf = [&](size_t src, size_t i) -> uint32_t {
+        return src < m_lanes.size() ? m_lanes[src]->final[i] : m_mergeIns[i].ev.key.m_uid;
+    };
+    auto sizeOf = [&](size_t src) -> size_t {
+        return src < m_lanes.size() ? m_lanes[src]->ins.size() : m_mergeIns.size();
+    };
+    auto entry = [&](size_t src, size_t i) -> Insertion& {
+        return src < m_lanes.size() ? m_lanes[src]->ins[i] : m_mergeIns[i];
+    };
+    while (true)
+    {
+        size_t best = sources;
+        uint32_t bestUid = 0;
+        for (size_t src = 0; src < sources; ++src)
+        {
+            while (at[src] < sizeOf(src) && (entry(src, at[src]).target == kImmediate ||
+                                             entry(src, at[src]).target == kRemoved))
+            {
+                ++at[src];
+            }
+            if (at[src] < sizeOf(src))
+            {
+                const uint32_t uid = uidOf(src, at[src]);
+                if (best == sources || uid < bestUid)
+                {
+                    best = src;
+                    bestUid = uid;
+                }
+            }
+        }
+        if (best == sources)
+        {
+            break;
+        }
+        Insertion& in = entry(best, at[best]++);
+        in.ev.key.m_uid = bestUid;
+        if (in.target == kNoLane)
+        {
+            ++m_unscheduledEvents;
+            m_events->Insert(in.ev);
+        }
+        else
+        {
+            Lane& to = *m_lanes[in.target];
+            to.incoming.push_back(in.ev);
+            to.nextTs = std::min(to.nextTs, in.ev.key.m_ts);
+        }
+    }
+    m_mergeIns.clear();
+    for (auto& lane : m_lanes)
+    {
+        lane->exec.clear();
+        lane->ins.clear();
+        lane->deferred.clear();
+    }
+}
+
+void
+FabricSimulatorImpl::RunGlobal(const Scheduler::Event& next)
+{
+    --m_unscheduledEvents;
+    ++m_eventCount;
+    m_currentTs = next.key.m_ts;
+    m_currentContext = next.key.m_context;
+    m_currentUid = next.key.m_uid;
+    m_current = next.impl;
+    next.impl->Invoke();
+    next.impl->Unref();
+    m_current = nullptr;
+    TakeForeignEvents();
+}
+
+void
+FabricSimulatorImpl::RunLanes()
+{
+    constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+    s_running = this;
+    const uint32_t n = static_cast<uint32_t>(m_lanes.size());
+    const std::function<void(uint32_t)> job = [this](uint32_t i) {
+        Lane& lane = *m_lanes[i];
+        t_lane = &lane;
+        const uint64_t t0 = __rdtsc();
+        TakeIncoming(lane);
+        RunWindow(lane);
+        g_dbgLane[i] += __rdtsc() - t0;
+        t_lane = nullptr;
+    };
+    while (!m_stop)
+    {
+        uint64_t laneMin = kNever;
+        for (auto& lane : m_lanes)
+        {
+            laneMin = std::min(laneMin, lane->nextTs);
+            if (!lane->events->IsEmpty())
+            {
+                laneMin = std::min(laneMin, lane->events->PeekNext().key.m_ts);
+            }
+        }
+        const bool global = !m_events->IsEmpty();
+        if (laneMin == kNever && !global)
+        {
+            break;
+        }
+        uint64_t end = laneMin > kNever - m_lookahead ? kNever : laneMin + m_lookahead;
+        uint32_t endUid = 0;
+        Scheduler::Event g{};
+        if (global)
+        {
+            g = m_events->PeekNext();
+            if (g.key.m_ts <= end)
+            {
+                end = g.key.m_ts;
+                endUid = g.key.m_uid;
+            }
+        }
+        if (laneMin < end || (laneMin == end && endUid != 0))
+        {
+            m_windowUid = m_uid;
+            m_windowEnd = end;
+            for (auto& lane : m_lanes)
+            {
+                lane->end = end;
+                lane->endUid = endUid;
+            }
+            const uint64_t t0 = __rdtsc();
+            LaneThreads::Get().Run(n, job);
+            const uint64_t t1 = __rdtsc();
+            Merge();
+            g_dbgRun += t1 - t0;
+            g_dbgMerge += __rdtsc() - t1;
+            ++g_dbgWindows;
+        }
+        if (endUid != 0)
+        {
+            // The window stopped at the global event: it runs alone, with the
+            // lanes' queues complete (it may look at them).
+            for (auto& lane : m_lanes)
+            {
+                TakeIncoming(*lane);
+            }
+            RunGlobal(m_events->RemoveNext());
+        }
+    }
+    if (getenv("LANE_STATS"))
+    {
+        fprintf(stderr, "windows %lu run %.3f Gcyc merge %.3f Gcyc lane0 %.3f lane1 %.3f events %lu %lu\n",
+                (unsigned long)g_dbgWindows, g_dbgRun / 1e9, g_dbgMerge / 1e9, g_dbgLane[0] / 1e9,
+                g_dbgLane[1] / 1e9, (unsigned long)m_lanes[0]->eventCount,
+                (unsigned long)m_lanes[1]->eventCount);
+    }
+    s_running = nullptr;
+    if (!m_stop)
+    {
+        for (auto& lane : m_lanes)
+        {
+            m_currentTs = std::max(m_currentTs, lane->ts);
+        }
+    }
+}
+
+FabricSimulatorImpl::Lane*
+FabricSimulatorImpl::LaneOfEvent(const EventId& id) const
+{
+    const uint32_t l = LaneOf(id.GetContext());
+    return l == kNoLane ? nullptr : m_lanes[l].get();
+}
+
+void
+FabricSimulatorImpl::RemoveFromLanes(const EventId& id)
+{
+    EventImpl* impl = id.PeekEventImpl();
+    const uint64_t ts = id.GetTs();
+    Scheduler::Event ev;
+    ev.impl = impl;
+    ev.key.m_ts = ts;
+    ev.key.m_uid = id.GetUid();
+    ev.key.m_context = id.GetContext();
+    Lane* lane = LaneOfEvent(id);
+    bool found = false;
+    if (lane == nullptr)
+    {
+        m_events->Remove(ev);
+        --m_unscheduledEvents;
+        found = true;
+    }
+    else if (lane->wheel->Contains(ts, impl))
+    {
+        lane->events->Remove(ev);
+        --lane->unscheduled;
+        found = true;
+    }
+    else
+    {
+        for (auto* list : {&lane->incoming, &lane->late})
+        {
+            for (auto i = list->begin(); !found && i != list->end(); ++i)
+            {
+                if (i->impl == impl)
+                {
+                    list->erase(i);
+                    found = true;
+                    break;
+                }
+            }
+        }
+        for (auto i = lane->ins.rbegin(); !found && i != lane->ins.rend(); ++i)
+        {
+            if (i->ev.impl == impl && i->target != kImmediate && i->target != kRemoved)
+            {
+                i->target = kRemoved;
+                found = true;
+            }
+        }
+    }
+    NS_ABORT_MSG_IF(!found, "FabricSimulatorImpl::Remove: the event is not queued");
+    impl->Cancel();
+    impl->Unref(); // the queue's reference
+}
+
+void
+FabricSimulatorImpl::InOrder(std::function<void()> fn)
+{
+    Lane* lane = t_lane;
+    if (lane == nullptr || s_running == nullptr)
+    {
+        fn();
+        return;
+    }
+    NS_ASSERT(!lane->exec.empty());
+    lane->deferred.push_back(Deferred{static_cast<uint32_t>(lane->exec.size() - 1),
+                                      static_cast<uint32_t>(lane->ins.size()),
+                                      lane->context,
+                                      std::move(fn)});
+}
+
+FabricSimulatorImpl::ContextScope::ContextScope(uint32_t context)
+{
+    if (t_lane != nullptr)
+    {
+        return; // a node's event: it has its context
+    }
+    m_sim = s_running;
+    if (m_sim == nullptr)
+    {
+        m_sim = PeekPointer(DynamicCast<FabricSimulatorImpl>(Simulator::GetImplementation()));
+    }
+    if (m_sim != nullptr)
+    {
+        m_saved = m_sim->m_currentContext;
+        m_sim->m_currentContext = context;
+    }
+}
+
+FabricSimulatorImpl::ContextScope::~ContextScope()
+{
+    if (m_sim != nullptr)
+    {
+        m_sim->m_currentContext = m_saved;
+    }
 }
 
 } // namespace ns3

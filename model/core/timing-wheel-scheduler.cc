@@ -283,7 +283,10 @@ TimingWheelScheduler::Remove(const Event& ev)
         uint32_t prev = kNil;
         for (uint32_t n = bucket.head; n != kNil; prev = n, n = m_nodes[n].next)
         {
-            if (m_nodes[n].ev.key.m_uid != ev.key.m_uid)
+            // By the event object, not the uid: under FabricSimulatorImpl's
+            // lanes an EventId may carry the uid the event had before its
+            // window was merged (an event is queued at most once).
+            if (m_nodes[n].ev.impl != ev.impl)
             {
                 continue;
             }
@@ -305,7 +308,7 @@ TimingWheelScheduler::Remove(const Event& ev)
     }
     for (auto it = m_heap.begin(); it != m_heap.end(); ++it)
     {
-        if (it->key.m_uid == ev.key.m_uid)
+        if (it->impl == ev.impl)
         {
             m_heap.erase(it);
             std::make_heap(m_heap.begin(), m_heap.end(), Later);
@@ -314,6 +317,29 @@ TimingWheelScheduler::Remove(const Event& ev)
     }
     NS_ABORT_MSG("TimingWheelScheduler: removing an event that is not scheduled (uid "
                  << ev.key.m_uid << ")");
+}
+
+bool
+TimingWheelScheduler::Contains(uint64_t ts, const EventImpl* impl) const
+{
+    if (ts >= m_base && ts - m_base <= m_mask)
+    {
+        for (uint32_t n = m_buckets[ts & m_mask].head; n != kNil; n = m_nodes[n].next)
+        {
+            if (m_nodes[n].ev.impl == impl)
+            {
+                return true;
+            }
+        }
+    }
+    for (const Event& e : m_heap)
+    {
+        if (e.impl == impl)
+        {
+            return true;
+        }
+    }
+    return false;
 }
 
 } // namespace ns3

@@ -43,6 +43,9 @@ class TimingWheelScheduler : public Scheduler
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
 
+    /** Whether \p impl is queued at \p ts (FabricSimulatorImpl's lanes ask; O(events at ts)). */
+    bool Contains(uint64_t ts, const EventImpl* impl) const;
+
   private:
     static constexpr uint32_t kNil = 0xffffffffu;
 

@@ -65,7 +65,8 @@ class FabricChannel::FrameArrival : public EventImpl
                               FrameRef frame,
                               const FrameInfo& info,
                               uint32_t epoch,
-                              int64_t atNs)
+                              int64_t atNs,
+                              bool syncSender)
     {
         FrameArrival* ev = nullptr;
 #if !defined(__SANITIZE_ADDRESS__)
@@ -88,6 +89,7 @@ class FabricChannel::FrameArrival : public EventImpl
         ev->m_toSide = to;
         ev->m_epoch = epoch;
         ev->m_atNs = atNs;
+        ev->m_syncSender = syncSender;
         return ev;
     }
 
@@ -97,10 +99,13 @@ class FabricChannel::FrameArrival : public EventImpl
         // Both ports are out of cache by now (the frame left a microsecond
         // ago), and so are a compact frame's bytes: fetch them together
         // instead of one after the other.
-        m_from->PrefetchHopState();
+        if (m_syncSender)
+        {
+            m_from->PrefetchHopState();
+        }
         m_to->PrefetchHopState();
         m_frame.PrefetchBytes();
-        m_channel->Deliver(m_toSide, std::move(m_frame), m_info, m_epoch, m_atNs);
+        m_channel->Deliver(m_toSide, std::move(m_frame), m_info, m_epoch, m_atNs, m_syncSender);
 #if !defined(__SANITIZE_ADDRESS__)
         // Last: nothing may take this arrival from the pool while it runs.
         Ref(); // outlives the simulator's reference, dropped when this returns
@@ -111,14 +116,22 @@ class FabricChannel::FrameArrival : public EventImpl
   private:
     FrameArrival() = default;
 
-    /** Finished arrivals, each holding one reference; never shrinks (bounded by the peak of frames in flight). */
+    /**
+     * Finished arrivals, each holding one reference; never shrinks (bounded
+     * by the peak of frames in flight). One per thread (FabricSimulatorImpl's
+     * lanes: an arrival made on one lane finishes on another). Deliberately
+     * never destroyed: events may be freed by Simulator::Destroy during
+     * static destruction, and lane threads live until the process ends.
+     */
     static std::vector<FrameArrival*>& Pool()
     {
-        // Deliberately never destroyed: events may be freed by Simulator::Destroy
-        // during static destruction.
-        static auto* pool = new std::vector<FrameArrival*>();
-        return *pool;
+        if (t_pool == nullptr)
+        {
+            t_pool = new std::vector<FrameArrival*>();
+        }
+        return *t_pool;
     }
+    static thread_local std::vector<FrameArrival*>* t_pool __attribute__((tls_model("initial-exec")));
 
     FabricChannel* m_channel = nullptr;
     const FabricPort* m_from = nullptr; //!< the sending port (only prefetched here)
@@ -128,7 +141,69 @@ class FabricChannel::FrameArrival : public EventImpl
     uint32_t m_toSide = 0;
     uint32_t m_epoch = 0;
     int64_t m_atNs = 0;
+    bool m_syncSender = true; //!< false: a SenderSync on the sender's lane does it
 };
+
+/**
+ * The sender's half of a frame arrival when the two ports run on different
+ * lanes of FabricSimulatorImpl: the far port's arrival is what drives the
+ * sender's lazy departures (Deliver), but that port belongs to another
+ * thread. Scheduled as the arrival's twin (same time and uid, on the
+ * sender's lane, run just before it and not counted as an event), so the
+ * sender catches up at the same point of the event order as on one thread.
+ * Pooled per thread like the arrivals.
+ */
+class FabricChannel::SenderSync : public EventImpl
+{
+  public:
+    static SenderSync* Make(FabricPort* port, int64_t nowPs)
+    {
+        SenderSync* ev = nullptr;
+#if !defined(__SANITIZE_ADDRESS__)
+        auto& pool = Pool();
+        if (!pool.empty())
+        {
+            ev = pool.back();
+            pool.pop_back();
+        }
+#endif
+        if (!ev)
+        {
+            ev = new SenderSync();
+        }
+        ev->m_port = port;
+        ev->m_nowPs = nowPs;
+        return ev;
+    }
+
+  protected:
+    void Notify() override
+    {
+        m_port->SyncAt(m_nowPs);
+#if !defined(__SANITIZE_ADDRESS__)
+        Ref();
+        Pool().push_back(this);
+#endif
+    }
+
+  private:
+    SenderSync() = default;
+    static std::vector<SenderSync*>& Pool()
+    {
+        if (t_pool == nullptr)
+        {
+            t_pool = new std::vector<SenderSync*>();
+        }
+        return *t_pool;
+    }
+    static thread_local std::vector<SenderSync*>* t_pool __attribute__((tls_model("initial-exec")));
+
+    FabricPort* m_port = nullptr;
+    int64_t m_nowPs = 0;
+};
+
+thread_local std::vector<FabricChannel::FrameArrival*>* FabricChannel::FrameArrival::t_pool = nullptr;
+thread_local std::vector<FabricChannel::SenderSync*>* FabricChannel::SenderSync::t_pool = nullptr;
 
 FabricChannel::FabricChannel() = default;
 
@@ -149,15 +224,25 @@ FabricChannel::Transmit(const FabricPort* from,
 {
     const uint32_t to = (m_ports[0] == from) ? 1 : 0;
     const int64_t atNs = (txEndPs + 999) / 1000 + m_delayNs;
-    ++m_inFlight;
+    ++m_sent;
     const Time delay = NanoSeconds(atNs) - PicoSeconds(nowPs);
-    FrameArrival* arrival = FrameArrival::Make(this, to, std::move(frame), info, m_epoch, atNs);
     if (FabricSimulatorImpl* sim = FabricSimulatorImpl::Running())
     {
+        const uint32_t fromContext = m_peerContext[1 - to];
+        const bool cut = sim->CrossLane(fromContext, m_peerContext[to]);
+        FrameArrival* arrival =
+            FrameArrival::Make(this, to, std::move(frame), info, m_epoch, atNs, !cut);
         sim->ScheduleWithContextHere(m_peerContext[to], delay, arrival); // one call a hop
+        if (cut)
+        {
+            sim->ScheduleTwinOfLast(fromContext,
+                                    SenderSync::Make(PeekPointer(m_ports[1 - to]), atNs * 1000));
+        }
     }
     else
     {
+        FrameArrival* arrival =
+            FrameArrival::Make(this, to, std::move(frame), info, m_epoch, atNs, true);
         Simulator::ScheduleWithContext(m_peerContext[to], delay, arrival);
     }
 }
@@ -167,14 +252,18 @@ FabricChannel::Deliver(uint32_t to,
                        FrameRef frame,
                        const FrameInfo& info,
                        uint32_t epoch,
-                       int64_t nowNs)
+                       int64_t nowNs,
+                       bool syncSender)
 {
     // The sender's next frame started at the latest when this one's last bit
     // left, one propagation delay ago: this arrival is the event that drives
     // the sender's lazy departures (fabric-port.h).
-    --m_inFlight;
+    ++m_delivered;
     const int64_t nowPs = nowNs * 1000;
-    m_ports[1 - to]->SyncAt(nowPs);
+    if (syncSender)
+    {
+        m_ports[1 - to]->SyncAt(nowPs);
+    }
     m_ports[to]->Receive(std::move(frame), info, epoch, nowPs);
 }
 

@@ -46,7 +46,7 @@ class FabricChannel : public Channel
     bool IsLinkUp() const { return m_up; }
     uint32_t GetEpoch() const { return m_epoch; }
     /** Frames on the wire now (sent, not yet arrived), both directions. */
-    uint64_t GetFramesInFlight() const { return m_inFlight; }
+    uint64_t GetFramesInFlight() const { return m_sent - m_delivered; }
     Time GetDelay() const { return m_delay; }
     /** Sets the one-way propagation delay (the Delay attribute). */
     void SetDelay(Time delay);
@@ -63,13 +63,15 @@ class FabricChannel : public Channel
 
   private:
     class FrameArrival;
+    class SenderSync;
 
     /** A frame reaches side \p to at \p nowNs: the sender catches up, the receiver receives. */
     void Deliver(uint32_t to,
                  FrameRef frame,
                  const FrameInfo& info,
                  uint32_t epoch,
-                 int64_t nowNs);
+                 int64_t nowNs,
+                 bool syncSender);
 
     Time m_delay;
     int64_t m_delayNs = 0; //!< m_delay in nanoseconds (the arrival events' resolution)
@@ -78,7 +80,9 @@ class FabricChannel : public Channel
     uint32_t m_attached = 0;
     bool m_up = true;
     uint32_t m_epoch = 0;
-    uint64_t m_inFlight = 0;
+    // Counted apart: the sender's and the receiver's lanes write one each.
+    uint64_t m_sent = 0;
+    uint64_t m_delivered = 0;
     TracedCallback<bool> m_linkStateTrace;
 };
 

@@ -127,7 +127,11 @@ class RdmaConnection : public Object
 
   protected:
     void DoDispose() override;
-    void SetEndpoints(uint32_t localHost, uint32_t remoteHost, Ptr<RdmaMemory> memory);
+    /** \p context: the local node's id (the context its events run in). */
+    void SetEndpoints(uint32_t localHost,
+                      uint32_t remoteHost,
+                      Ptr<RdmaMemory> memory,
+                      uint32_t context);
     /** Counts a posted Write or Send (for GetOutstanding and the invariant checks). */
     void CountPosted(const RdmaWorkRequest& wr);
     /** Counts a posted receive. */
@@ -139,6 +143,7 @@ class RdmaConnection : public Object
     uint32_t m_localHost = 0;
     uint32_t m_remoteHost = 0;
     Ptr<RdmaMemory> m_memory;
+    uint32_t m_context = 0xffffffffu; //!< the local node's id (FabricSimulatorImpl::ContextScope)
     uint64_t m_posted = 0;
     uint64_t m_completed = 0;
     uint64_t m_completedBytes = 0;

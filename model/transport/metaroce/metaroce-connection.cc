@@ -6,6 +6,7 @@
 
 #include "delay-until.h"
 
+#include "ns3/node.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
@@ -161,7 +162,10 @@ MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_
 {
     m_transport = transport;
     m_id = id;
-    SetEndpoints(transport->GetHost(), remoteHost, transport->GetMemory());
+    SetEndpoints(transport->GetHost(),
+                 remoteHost,
+                 transport->GetMemory(),
+                 transport->PeekNic()->PeekPort(0)->GetNode()->GetId());
     m_scheduler = transport->GetScheduler();
     m_schedulerIndex = m_scheduler->AddClient(this);
     NS_ABORT_MSG_IF(!m_ccTypeId.IsChildOf(RdmaCongestionOps::GetTypeId()),
