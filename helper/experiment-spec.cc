@@ -504,6 +504,25 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
             refuse("lanes do not run with \"stop\": \"workload_done\": the run would "
                    "have to end inside a window the other lanes have run past");
         }
+        // Work posted from a completion would be posted after the lanes ran
+        // past it (completions run in order at the window's barrier).
+        const ExperimentWorkload& w = spec.workload;
+        if (w.type == "all_reduce")
+        {
+            refuse("a ring all-reduce posts each step from the previous one's completion");
+        }
+        if (w.type == "all_to_all" && w.iterations > 1)
+        {
+            refuse("an all-to-all of several iterations posts each from the previous one's "
+                   "completion");
+        }
+        if ((w.type == "permutation" || w.type == "incast" || w.type == "bulk") &&
+            (w.messagesPerFlow == 0 || w.outstanding < w.messagesPerFlow))
+        {
+            refuse("a flow that posts its next message from a completion (set "
+                   "\"messages_per_flow\" and \"outstanding\" so that all are posted at the "
+                   "start)");
+        }
         for (const auto& [name, value] : spec.attributes)
         {
             if (name.find("PayloadIntegrity") != std::string::npos)

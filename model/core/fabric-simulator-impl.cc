@@ -7,10 +7,8 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <condition_variable>
-#include <x86intrin.h>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 
 namespace ns3
@@ -24,7 +22,6 @@ thread_local FabricSimulatorImpl::Lane* FabricSimulatorImpl::t_lane = nullptr;
 
 namespace
 {
-uint64_t g_dbgRun = 0, g_dbgMerge = 0, g_dbgWindows = 0, g_dbgLane[2] = {0, 0};
 
 /**
  * The helper threads that run lanes 1..n-1, shared by every simulation of
@@ -156,12 +153,9 @@ FabricSimulatorImpl::DoDispose()
     m_events = nullptr;
     for (auto& lane : m_lanes)
     {
-        for (const auto* list : {&lane->incoming, &lane->late})
+        for (const Insertion& in : lane->late)
         {
-            for (const Scheduler::Event& e : *list)
-            {
-                e.impl->Unref();
-            }
+            in.impl->Unref();
         }
         while (lane->events && !lane->events->IsEmpty())
         {
@@ -236,7 +230,7 @@ FabricSimulatorImpl::IsFinished() const
     }
     for (const auto& lane : m_lanes)
     {
-        if (!lane->events->IsEmpty() || !lane->incoming.empty() || !lane->late.empty())
+        if (!lane->events->IsEmpty() || !lane->late.empty())
         {
             return false;
         }
@@ -442,14 +436,11 @@ FabricSimulatorImpl::IsExpired(const EventId& id) const
     {
         return false;
     }
-    for (const auto* list : {&lane->incoming, &lane->late})
+    for (const Insertion& in : lane->late)
     {
-        for (const Scheduler::Event& e : *list)
+        if (in.impl == impl)
         {
-            if (e.impl == impl)
-            {
-                return false;
-            }
+            return false;
         }
     }
     return true;
@@ -479,6 +470,19 @@ FabricSimulatorImpl::GetEventCount() const
 }
 
 void
+FabricSimulatorImpl::WindowLog::Clear(uint32_t lanes)
+{
+    exec.clear();
+    ins.clear();
+    base.clear();
+    final.clear();
+    deferred.clear();
+    global.clear();
+    minTo.assign(lanes, std::numeric_limits<uint64_t>::max());
+    pending = false;
+}
+
+void
 FabricSimulatorImpl::SetLanes(uint32_t lanes, const std::vector<uint32_t>& laneOf, Time lookahead)
 {
     NS_ABORT_MSG_IF(s_running == this, "FabricSimulatorImpl::SetLanes during Run");
@@ -499,6 +503,7 @@ FabricSimulatorImpl::SetLanes(uint32_t lanes, const std::vector<uint32_t>& laneO
     }
     m_laneOf = laneOf;
     m_lookahead = static_cast<uint64_t>(lookahead.GetTimeStep());
+    m_mergeIns.assign(lanes, {});
     for (uint32_t i = 0; i < lanes; ++i)
     {
         auto lane = std::make_unique<Lane>();
@@ -507,15 +512,23 @@ FabricSimulatorImpl::SetLanes(uint32_t lanes, const std::vector<uint32_t>& laneO
         lane->wheel = PeekPointer(DynamicCast<TimingWheelScheduler>(lane->events));
         lane->context = Simulator::NO_CONTEXT;
         lane->uid = EventId::UID::INVALID;
+        lane->log[0].Clear(lanes);
+        lane->log[1].Clear(lanes);
         m_lanes.push_back(std::move(lane));
     }
-    // Events already queued move to their lanes (in order: a bucket keeps uid order).
+    // Events already queued move to their lanes, in order.
     Ptr<Scheduler> all = m_events;
     m_events = m_schedulerFactory.Create<Scheduler>();
     m_unscheduledEvents = 0;
     while (!all->IsEmpty())
     {
-        RouteInsert(all->RemoveNext());
+        const Scheduler::Event ev = all->RemoveNext();
+        RouteInsert(Insertion{ev.impl,
+                              ev.key.m_ts,
+                              ev.key.m_context,
+                              LaneOf(ev.key.m_context),
+                              ev.key.m_uid,
+                              0});
     }
 }
 
@@ -525,52 +538,57 @@ FabricSimulatorImpl::ScheduleTwinOfLast(uint32_t context, EventImpl* event)
     NS_ASSERT(context != Simulator::NO_CONTEXT && (context & kTwinBit) == 0);
     if (Lane* lane = t_lane)
     {
-        NS_ASSERT(!lane->ins.empty());
-        Insertion in;
-        in.ev.impl = event;
-        in.ev.key.m_ts = lane->ins.back().ev.key.m_ts;
-        in.ev.key.m_uid = lane->ins.back().ev.key.m_uid;
-        in.ev.key.m_context = context | kTwinBit;
-        in.target = LaneOf(context);
-        in.twin = true;
-        NS_ABORT_MSG_IF(in.ev.key.m_ts < lane->end || in.target == kNoLane,
+        WindowLog& log = *lane->now;
+        NS_ASSERT(!log.ins.empty());
+        const Insertion& of = log.ins.back();
+        Insertion in{event, of.ts, context | kTwinBit, LaneOf(context), of.parent, of.offset};
+        NS_ABORT_MSG_IF(in.ts < lane->end || in.target == kNoLane || of.target == kImmediate,
                         "FabricSimulatorImpl::ScheduleTwinOfLast: inside the window or no lane");
-        lane->ins.push_back(in);
+        ++log.exec.back().all;
+        log.minTo[in.target] = std::min(log.minTo[in.target], in.ts);
+        log.ins.push_back(in);
         return;
     }
-    Scheduler::Event ev = m_lastRouted;
-    NS_ASSERT(ev.impl != nullptr);
-    ev.impl = event;
-    ev.key.m_context = context | kTwinBit;
-    RouteInsert(ev);
+    Insertion in = m_lastRouted;
+    NS_ASSERT(in.impl != nullptr);
+    in.impl = event;
+    in.context = context | kTwinBit;
+    in.target = LaneOf(context);
+    RouteInsert(in);
 }
 
 void
-FabricSimulatorImpl::RouteInsert(const Scheduler::Event& ev)
+FabricSimulatorImpl::RouteInsert(const Insertion& in)
 {
-    m_lastRouted = ev;
-    const uint32_t target = LaneOf(ev.key.m_context);
+    m_lastRouted = in;
     if (m_merging)
     {
-        NS_ABORT_MSG_IF(ev.key.m_ts < m_windowEnd,
+        NS_ABORT_MSG_IF(in.ts < m_windowEnd,
                         "FabricSimulatorImpl: work run in order at a barrier (InOrder) scheduled "
                         "an event at "
-                            << TimeStep(ev.key.m_ts).As(Time::NS) << ", before the window's end ("
+                            << TimeStep(in.ts).As(Time::NS) << ", before the window's end ("
                             << TimeStep(m_windowEnd).As(Time::NS)
                             << "), which the lanes have run past; run with one lane");
-        m_mergeIns.push_back(Insertion{ev, target, (ev.key.m_context & kTwinBit) != 0 &&
-                                                       ev.key.m_context != Simulator::NO_CONTEXT});
-        return;
+        if (in.target != kNoLane)
+        {
+            m_mergeIns[in.target].push_back(in);
+            return;
+        }
     }
-    if (target == kNoLane)
+    if (in.target == kNoLane)
     {
+        Scheduler::Event ev;
+        ev.impl = in.impl;
+        ev.key.m_ts = in.ts;
+        ev.key.m_uid = in.parent;
+        ev.key.m_context = in.context;
         ++m_unscheduledEvents;
         m_events->Insert(ev);
         return;
     }
-    Lane& lane = *m_lanes[target];
-    lane.late.push_back(ev);
-    lane.nextTs = std::min(lane.nextTs, ev.key.m_ts);
+    Lane& lane = *m_lanes[in.target];
+    lane.late.push_back(in);
+    lane.lateTs = std::min(lane.lateTs, in.ts);
 }
 
 void
@@ -581,8 +599,8 @@ FabricSimulatorImpl::ShortLookahead(const Lane& lane, const Insertion& in) const
         NS_FATAL_ERROR("FabricSimulatorImpl: an event of context "
                        << lane.context << " on lane " << lane.index << " at "
                        << TimeStep(lane.ts).As(Time::NS)
-                       << " scheduled an event without a lane (context " << in.ev.key.m_context
-                       << ") at " << TimeStep(in.ev.key.m_ts).As(Time::NS)
+                       << " scheduled an event without a lane (context " << in.context << ") at "
+                       << TimeStep(in.ts).As(Time::NS)
                        << ", inside the window: with lanes, events without a node context "
                           "(Simulator::Stop, a run's end) cannot be scheduled from a node's "
                           "event so soon; run with one lane");
@@ -590,50 +608,117 @@ FabricSimulatorImpl::ShortLookahead(const Lane& lane, const Insertion& in) const
     NS_FATAL_ERROR("FabricSimulatorImpl: an event of context "
                    << lane.context << " on lane " << lane.index << " at "
                    << TimeStep(lane.ts).As(Time::NS) << " scheduled one for context "
-                   << in.ev.key.m_context << " on lane " << in.target << " at "
-                   << TimeStep(in.ev.key.m_ts).As(Time::NS) << ", less than the lookahead ("
+                   << (in.context & ~kTwinBit) << " on lane " << in.target << " at "
+                   << TimeStep(in.ts).As(Time::NS) << ", less than the lookahead ("
                    << TimeStep(m_lookahead).As(Time::NS)
-                   << ") ahead: the lanes' lookahead must not exceed the least delay between "
-                      "nodes of different lanes");
+                   << ") ahead: the lanes' lookahead must not exceed the least time between an "
+                      "event and what it schedules on another lane");
 }
 
 void
 FabricSimulatorImpl::TakeIncoming(Lane& lane)
 {
-    for (auto* list : {&lane.incoming, &lane.late})
+    // What the merged window scheduled for this lane, from every lane's log
+    // (each lists its insertions in increasing final uid) and from InOrder
+    // work: queued in uid order, so that a bucket keeps ns-3's order.
+    const uint32_t me = lane.index;
+    const uint32_t prev = m_parity ^ 1;
+    const size_t n = m_lanes.size();
+    struct Source
     {
-        for (const Scheduler::Event& e : *list)
+        const WindowLog* log;
+        const Insertion* at;
+        const Insertion* end;
+        uint32_t k;
+    };
+    Source src[8];
+    size_t sources = 0;
+    bool any = false;
+    for (size_t s = 0; s < n; ++s)
+    {
+        const WindowLog& log = m_lanes[s]->log[prev];
+        if (log.pending)
         {
-            lane.events->Insert(e);
+            any = true;
+            if (log.minTo[me] != std::numeric_limits<uint64_t>::max())
+            {
+                src[sources++] = Source{&log, log.ins.data(), log.ins.data() + log.ins.size(), 0};
+            }
         }
-        lane.unscheduled += list->size();
-        list->clear();
     }
-    lane.nextTs = std::numeric_limits<uint64_t>::max();
+    NS_ABORT_MSG_IF(n > 8, "FabricSimulatorImpl: at most 8 lanes");
+    auto advance = [me](Source& x) {
+        while (x.at != x.end && x.at->target != me)
+        {
+            ++x.at;
+            ++x.k;
+        }
+    };
+    for (size_t s = 0; s < sources; ++s)
+    {
+        advance(src[s]);
+    }
+    std::vector<Insertion>& extra = m_mergeIns[me];
+    size_t e = 0;
+    Scheduler& events = *lane.events;
+    while (true)
+    {
+        size_t best = sources;
+        uint32_t bestUid = 0;
+        for (size_t s = 0; s < sources; ++s)
+        {
+            if (src[s].at != src[s].end)
+            {
+                const uint32_t uid = FinalOf(*src[s].log, src[s].k);
+                if (best == sources || uid < bestUid)
+                {
+                    best = s;
+                    bestUid = uid;
+                }
+            }
+        }
+        if (e < extra.size() && (best == sources || extra[e].parent < bestUid))
+        {
+            const Insertion& in = extra[e++];
+            events.Insert(Scheduler::Event{in.impl, Scheduler::EventKey{in.ts, in.parent, in.context}});
+            continue;
+        }
+        if (best == sources)
+        {
+            break;
+        }
+        const Insertion& in = *src[best].at;
+        events.Insert(Scheduler::Event{in.impl, Scheduler::EventKey{in.ts, bestUid, in.context}});
+        ++src[best].at;
+        ++src[best].k;
+        advance(src[best]);
+    }
+    (void)any;
+    extra.clear();
+    for (const Insertion& in : lane.late)
+    {
+        events.Insert(Scheduler::Event{in.impl, Scheduler::EventKey{in.ts, in.parent, in.context}});
+    }
+    lane.late.clear();
+    lane.lateTs = std::numeric_limits<uint64_t>::max();
 }
 
 void
 FabricSimulatorImpl::RunWindow(Lane& lane)
 {
-    Scheduler& events = *lane.events;
+    TimingWheelScheduler& events = *lane.wheel;
+    WindowLog& log = *lane.now;
     const uint64_t end = lane.end;
     const uint32_t endUid = lane.endUid;
-    while (!events.IsEmpty())
+    Scheduler::Event next;
+    while (events.RemoveNextBefore(end, endUid, next))
     {
-        const Scheduler::Event& peek = events.PeekNext();
-        if (peek.key.m_ts > end ||
-            (peek.key.m_ts == end && (endUid == 0 || peek.key.m_uid >= endUid)))
-        {
-            break;
-        }
-        const Scheduler::Event next = events.RemoveNext();
-        --lane.unscheduled;
-        uint32_t insBegin = static_cast<uint32_t>(lane.ins.size());
         uint32_t context = next.key.m_context;
+        uint32_t twin = 0;
         if ((context & kTwinBit) != 0 && context != Simulator::NO_CONTEXT)
         {
             context &= ~kTwinBit; // a twin: part of another lane's event, not counted
-            insBegin |= kTwinBit;
+            twin = 1;
         }
         else
         {
@@ -643,7 +728,7 @@ FabricSimulatorImpl::RunWindow(Lane& lane)
         lane.context = context;
         lane.uid = next.key.m_uid;
         lane.current = next.impl;
-        lane.exec.push_back(Executed{next.key.m_ts, next.key.m_uid, insBegin});
+        log.exec.push_back(Executed{next.key.m_ts, next.key.m_uid, 0, 0, twin});
         next.impl->Invoke();
         next.impl->Unref();
     }
@@ -651,12 +736,17 @@ FabricSimulatorImpl::RunWindow(Lane& lane)
 }
 
 void
-FabricSimulatorImpl::RunDeferred(Lane& lane, uint32_t exec, uint32_t k, uint64_t ts, uint32_t uid)
+FabricSimulatorImpl::RunDeferred(WindowLog& log,
+                                 Lane& lane,
+                                 uint32_t exec,
+                                 uint32_t k,
+                                 uint64_t ts,
+                                 uint32_t uid)
 {
-    while (lane.dpos < lane.deferred.size() && lane.deferred[lane.dpos].exec == exec &&
-           lane.deferred[lane.dpos].insPos == k)
+    while (lane.dpos < log.deferred.size() && log.deferred[lane.dpos].exec == exec &&
+           log.deferred[lane.dpos].insPos == k)
     {
-        Deferred& d = lane.deferred[lane.dpos++];
+        Deferred& d = log.deferred[lane.dpos++];
         m_currentTs = ts;
         m_currentUid = uid;
         m_currentContext = d.context;
@@ -669,68 +759,82 @@ void
 FabricSimulatorImpl::Merge()
 {
     // Every event the lanes ran in this window, in (time, uid) order: the
-    // order one thread would have run them in. Each insertion gets the uid
-    // one thread would have given it; an event a lane scheduled for itself
-    // within the window ran under a provisional uid (the window's base plus
-    // its index), whose final value is known once its own scheduler has
-    // been merged, which is earlier in this walk.
+    // order one thread would have run them in. The insertions of each get
+    // the uids one thread would have given them (consecutive, from the
+    // event's base); an event a lane scheduled for itself within the window
+    // ran under a provisional uid (the window's base plus its index), whose
+    // final value is known once its parent has been walked, earlier in this
+    // walk. Only the events are walked here; each lane queues its incoming
+    // insertions itself (TakeIncoming).
     const uint32_t base = m_windowUid;
     const uint64_t savedTs = m_currentTs;
     const uint32_t savedContext = m_currentContext;
     m_merging = true;
     for (auto& lane : m_lanes)
     {
-        lane->final.assign(lane->ins.size(), 0);
+        WindowLog& log = *lane->now;
+        log.base.resize(log.exec.size());
         lane->pos = 0;
         lane->dpos = 0;
+        lane->cursor = 0;
     }
     uint64_t lastTs = savedTs;
+    const size_t n = m_lanes.size();
     while (true)
     {
         Lane* best = nullptr;
         uint64_t bestTs = 0;
         uint32_t bestUid = 0;
-        bool bestTwin = false;
-        for (auto& lane : m_lanes)
+        uint32_t bestTwin = 0;
+        for (size_t i = 0; i < n; ++i)
         {
-            if (lane->pos >= lane->exec.size())
+            Lane& lane = *m_lanes[i];
+            const WindowLog& log = *lane.now;
+            if (lane.pos >= log.exec.size())
             {
                 continue;
             }
-            const Executed& x = lane->exec[lane->pos];
-            const uint32_t uid = x.uid < base ? x.uid : lane->final[x.uid - base];
-            const bool twin = (x.insBegin & kTwinBit) != 0;
+            const Executed& x = log.exec[lane.pos];
+            const uint32_t uid = x.uid < base ? x.uid : FinalOf(log, x.uid - base);
             // A twin shares its event's (time, uid) on another lane and runs first.
             if (best == nullptr || x.ts < bestTs ||
-                (x.ts == bestTs && (uid < bestUid || (uid == bestUid && twin && !bestTwin))))
+                (x.ts == bestTs && (uid < bestUid || (uid == bestUid && x.twin > bestTwin))))
             {
-                best = lane.get();
+                best = &lane;
                 bestTs = x.ts;
                 bestUid = uid;
-                bestTwin = twin;
+                bestTwin = x.twin;
             }
         }
         if (best == nullptr)
         {
             break;
         }
+        WindowLog& log = *best->now;
         const uint32_t pos = best->pos++;
-        const uint32_t insEnd = best->pos < best->exec.size()
-                                    ? (best->exec[best->pos].insBegin & ~kTwinBit)
-                                    : best->ins.size();
-        const bool deferred = best->dpos < best->deferred.size();
-        for (uint32_t k = best->exec[pos].insBegin & ~kTwinBit; k < insEnd; ++k)
+        const Executed& x = log.exec[pos];
+        if (best->dpos < log.deferred.size() && log.deferred[best->dpos].exec == pos)
         {
-            if (deferred)
+            // InOrder work runs between this event's insertions: uids one by one.
+            log.base[pos] = kExplicit;
+            log.final.resize(log.ins.size());
+            const uint32_t first = best->cursor;
+            for (uint32_t k = first; k < first + x.all; ++k)
             {
-                RunDeferred(*best, pos, k, bestTs, bestUid);
+                RunDeferred(log, *best, pos, k, bestTs, bestUid);
+                log.final[k] =
+                    (log.ins[k].context & kTwinBit) != 0 && log.ins[k].context != Simulator::NO_CONTEXT
+                        ? log.final[k - 1]
+                        : m_uid++;
             }
-            best->final[k] = best->ins[k].twin ? best->final[k - 1] : m_uid++;
+            RunDeferred(log, *best, pos, first + x.all, bestTs, bestUid);
         }
-        if (deferred)
+        else
         {
-            RunDeferred(*best, pos, insEnd, bestTs, bestUid);
+            log.base[pos] = m_uid;
+            m_uid += x.counted;
         }
+        best->cursor += x.all;
         lastTs = bestTs;
     }
     m_merging = false;
@@ -738,65 +842,29 @@ FabricSimulatorImpl::Merge()
     m_currentContext = savedContext;
     NS_ABORT_MSG_IF(m_uid >= 0xf0000000u,
                     "FabricSimulatorImpl: more than 4e9 events scheduled (ns-3's 32-bit uids)");
-
-    // Queue what was scheduled for later windows, in uid order per queue:
-    // every source lists its insertions in increasing final uid.
-    const size_t sources = m_lanes.size() + 1;
-    std::vector<size_t> at(sources, 0);
-    auto uidOf = [&](size_t src, size_t i) -> uint32_t {
-        return src < m_lanes.size() ? m_lanes[src]->final[i] : m_mergeIns[i].ev.key.m_uid;
-    };
-    auto sizeOf = [&](size_t src) -> size_t {
-        return src < m_lanes.size() ? m_lanes[src]->ins.size() : m_mergeIns.size();
-    };
-    auto entry = [&](size_t src, size_t i) -> Insertion& {
-        return src < m_lanes.size() ? m_lanes[src]->ins[i] : m_mergeIns[i];
-    };
-    while (true)
-    {
-        size_t best = sources;
-        uint32_t bestUid = 0;
-        for (size_t src = 0; src < sources; ++src)
-        {
-            while (at[src] < sizeOf(src) && (entry(src, at[src]).target == kImmediate ||
-                                             entry(src, at[src]).target == kRemoved))
-            {
-                ++at[src];
-            }
-            if (at[src] < sizeOf(src))
-            {
-                const uint32_t uid = uidOf(src, at[src]);
-                if (best == sources || uid < bestUid)
-                {
-                    best = src;
-                    bestUid = uid;
-                }
-            }
-        }
-        if (best == sources)
-        {
-            break;
-        }
-        Insertion& in = entry(best, at[best]++);
-        in.ev.key.m_uid = bestUid;
-        if (in.target == kNoLane)
-        {
-            ++m_unscheduledEvents;
-            m_events->Insert(in.ev);
-        }
-        else
-        {
-            Lane& to = *m_lanes[in.target];
-            to.incoming.push_back(in.ev);
-            to.nextTs = std::min(to.nextTs, in.ev.key.m_ts);
-        }
-    }
-    m_mergeIns.clear();
+    // Events for no lane (rare): into the global queue, in uid order.
+    std::vector<Scheduler::Event> global;
     for (auto& lane : m_lanes)
     {
-        lane->exec.clear();
-        lane->ins.clear();
-        lane->deferred.clear();
+        WindowLog& log = *lane->now;
+        for (uint32_t k : log.global)
+        {
+            if (log.ins[k].target == kNoLane)
+            {
+                const Insertion& in = log.ins[k];
+                global.push_back(
+                    Scheduler::Event{in.impl, Scheduler::EventKey{in.ts, FinalOf(log, k), in.context}});
+            }
+        }
+        log.pending = true;
+    }
+    std::sort(global.begin(), global.end(), [](const Scheduler::Event& a, const Scheduler::Event& b) {
+        return a.key.m_uid < b.key.m_uid;
+    });
+    for (const Scheduler::Event& ev : global)
+    {
+        ++m_unscheduledEvents;
+        m_events->Insert(ev);
     }
 }
 
@@ -821,21 +889,51 @@ FabricSimulatorImpl::RunLanes()
     constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
     s_running = this;
     const uint32_t n = static_cast<uint32_t>(m_lanes.size());
-    const std::function<void(uint32_t)> job = [this](uint32_t i) {
+    bool queued = true; // the last merged window is queued at its targets
+    const std::function<void(uint32_t)> job = [this, &queued](uint32_t i) {
         Lane& lane = *m_lanes[i];
         t_lane = &lane;
-        const uint64_t t0 = __rdtsc();
-        TakeIncoming(lane);
+        if (!queued)
+        {
+            TakeIncoming(lane);
+        }
+        lane.now = &lane.log[m_parity];
+        lane.now->Clear(static_cast<uint32_t>(m_lanes.size()));
         RunWindow(lane);
-        g_dbgLane[i] += __rdtsc() - t0;
         t_lane = nullptr;
+    };
+    auto queueAll = [&] {
+        if (!queued)
+        {
+            for (auto& lane : m_lanes)
+            {
+                TakeIncoming(*lane);
+            }
+            for (auto& lane : m_lanes)
+            {
+                lane->log[m_parity ^ 1].pending = false;
+            }
+            queued = true;
+        }
     };
     while (!m_stop)
     {
         uint64_t laneMin = kNever;
+        const uint32_t prev = m_parity ^ 1;
         for (auto& lane : m_lanes)
         {
-            laneMin = std::min(laneMin, lane->nextTs);
+            laneMin = std::min(laneMin, lane->lateTs);
+            for (const auto& other : m_lanes)
+            {
+                if (other->log[prev].pending)
+                {
+                    laneMin = std::min(laneMin, other->log[prev].minTo[lane->index]);
+                }
+            }
+            for (const Insertion& in : m_mergeIns[lane->index])
+            {
+                laneMin = std::min(laneMin, in.ts);
+            }
             if (!lane->events->IsEmpty())
             {
                 laneMin = std::min(laneMin, lane->events->PeekNext().key.m_ts);
@@ -848,10 +946,9 @@ FabricSimulatorImpl::RunLanes()
         }
         uint64_t end = laneMin > kNever - m_lookahead ? kNever : laneMin + m_lookahead;
         uint32_t endUid = 0;
-        Scheduler::Event g{};
         if (global)
         {
-            g = m_events->PeekNext();
+            const Scheduler::Event g = m_events->PeekNext();
             if (g.key.m_ts <= end)
             {
                 end = g.key.m_ts;
@@ -867,32 +964,28 @@ FabricSimulatorImpl::RunLanes()
                 lane->end = end;
                 lane->endUid = endUid;
             }
-            const uint64_t t0 = __rdtsc();
             LaneThreads::Get().Run(n, job);
-            const uint64_t t1 = __rdtsc();
+            if (!queued)
+            {
+                for (auto& lane : m_lanes)
+                {
+                    lane->log[m_parity ^ 1].pending = false;
+                }
+            }
             Merge();
-            g_dbgRun += t1 - t0;
-            g_dbgMerge += __rdtsc() - t1;
-            ++g_dbgWindows;
+            queued = false;
+            m_parity ^= 1;
+            ++m_windows;
         }
         if (endUid != 0)
         {
             // The window stopped at the global event: it runs alone, with the
             // lanes' queues complete (it may look at them).
-            for (auto& lane : m_lanes)
-            {
-                TakeIncoming(*lane);
-            }
+            queueAll();
             RunGlobal(m_events->RemoveNext());
         }
     }
-    if (getenv("LANE_STATS"))
-    {
-        fprintf(stderr, "windows %lu run %.3f Gcyc merge %.3f Gcyc lane0 %.3f lane1 %.3f events %lu %lu\n",
-                (unsigned long)g_dbgWindows, g_dbgRun / 1e9, g_dbgMerge / 1e9, g_dbgLane[0] / 1e9,
-                g_dbgLane[1] / 1e9, (unsigned long)m_lanes[0]->eventCount,
-                (unsigned long)m_lanes[1]->eventCount);
-    }
+    queueAll();
     s_running = nullptr;
     if (!m_stop)
     {
@@ -931,29 +1024,29 @@ FabricSimulatorImpl::RemoveFromLanes(const EventId& id)
     else if (lane->wheel->Contains(ts, impl))
     {
         lane->events->Remove(ev);
-        --lane->unscheduled;
         found = true;
     }
     else
     {
-        for (auto* list : {&lane->incoming, &lane->late})
+        for (auto i = lane->late.begin(); !found && i != lane->late.end(); ++i)
         {
-            for (auto i = list->begin(); !found && i != list->end(); ++i)
+            if (i->impl == impl)
             {
-                if (i->impl == impl)
-                {
-                    list->erase(i);
-                    found = true;
-                    break;
-                }
+                lane->late.erase(i);
+                found = true;
+                break;
             }
         }
-        for (auto i = lane->ins.rbegin(); !found && i != lane->ins.rend(); ++i)
+        if (t_lane == lane)
         {
-            if (i->ev.impl == impl && i->target != kImmediate && i->target != kRemoved)
+            auto& ins = lane->now->ins;
+            for (auto i = ins.rbegin(); !found && i != ins.rend(); ++i)
             {
-                i->target = kRemoved;
-                found = true;
+                if (i->impl == impl && i->target != kImmediate && i->target != kRemoved)
+                {
+                    i->target = kRemoved;
+                    found = true;
+                }
             }
         }
     }
@@ -971,11 +1064,12 @@ FabricSimulatorImpl::InOrder(std::function<void()> fn)
         fn();
         return;
     }
-    NS_ASSERT(!lane->exec.empty());
-    lane->deferred.push_back(Deferred{static_cast<uint32_t>(lane->exec.size() - 1),
-                                      static_cast<uint32_t>(lane->ins.size()),
-                                      lane->context,
-                                      std::move(fn)});
+    WindowLog& log = *lane->now;
+    NS_ASSERT(!log.exec.empty());
+    log.deferred.push_back(Deferred{static_cast<uint32_t>(log.exec.size() - 1),
+                                    static_cast<uint32_t>(log.ins.size()),
+                                    lane->context,
+                                    std::move(fn)});
 }
 
 FabricSimulatorImpl::ContextScope::ContextScope(uint32_t context)
@@ -989,6 +1083,12 @@ FabricSimulatorImpl::ContextScope::ContextScope(uint32_t context)
     {
         m_sim = PeekPointer(DynamicCast<FabricSimulatorImpl>(Simulator::GetImplementation()));
     }
+    NS_ABORT_MSG_IF(m_sim != nullptr && m_sim->m_merging,
+                    "FabricSimulatorImpl: work posted to node "
+                        << context
+                        << " from InOrder work (a workload's completion callback) while lanes "
+                           "run: its node's lane has run past that time; this workload needs "
+                           "one lane (\"threads\": 1)");
     if (m_sim != nullptr)
     {
         m_saved = m_sim->m_currentContext;

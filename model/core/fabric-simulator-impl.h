@@ -130,6 +130,8 @@ class FabricSimulatorImpl : public SimulatorImpl
      */
     void ScheduleTwinOfLast(uint32_t context, EventImpl* event);
     static constexpr uint32_t kNoLane = 0xffffffffu;
+    /** Windows the lanes have run (each ends at a barrier). */
+    uint64_t GetLaneWindows() const { return m_windows; }
 
     /**
      * Calls \p fn now, or, from an event running on a lane, at the barrier
@@ -167,28 +169,48 @@ class FabricSimulatorImpl : public SimulatorImpl
     /** An insertion made by an event of a lane during a window. */
     struct Insertion
     {
-        Scheduler::Event ev; //!< uid: provisional (window base + index) until the merge
-        uint32_t target;     //!< lane, kNoLane (global), kImmediate (already queued), kRemoved
-        bool twin = false;   //!< ScheduleTwinOfLast: the previous insertion's uid
+        EventImpl* impl;
+        uint64_t ts;
+        uint32_t context; //!< kTwinBit set: a twin (ScheduleTwinOfLast)
+        uint32_t target;  //!< lane, kNoLane (global), kImmediate (already queued), kRemoved
+        uint32_t parent;  //!< the inserting event's index in the window's log
+        uint32_t offset;  //!< its uid is the parent's first uid + offset (a twin: its event's)
     };
     /** An event a lane ran in the window. */
     struct Executed
     {
         uint64_t ts;
-        uint32_t uid;      //!< final, or provisional (>= the window's base uid)
-        uint32_t insBegin; //!< its first insertion (bit 31: a twin, ScheduleTwinOfLast)
+        uint32_t uid;     //!< final, or provisional (>= the window's base uid)
+        uint32_t counted; //!< its insertions that take a uid (twins do not)
+        uint32_t all;     //!< all its insertions
+        uint32_t twin;    //!< 1: a twin, ordered just before its event
     };
-    static constexpr uint32_t kTwinBit = 0x80000000u; //!< in a twin's context and Executed::insBegin
+    static constexpr uint32_t kTwinBit = 0x80000000u; //!< in a twin's context
+    static constexpr uint32_t kExplicit = 0xffffffffu; //!< base: uids in WindowLog::final
     /** Work deferred by InOrder. */
     struct Deferred
     {
         uint32_t exec;   //!< index of the event that deferred it
-        uint32_t insPos; //!< insertions that event had made before
+        uint32_t insPos; //!< the lane's insertions before it
         uint32_t context;
         std::function<void()> fn;
     };
     static constexpr uint32_t kImmediate = 0xfffffffeu;
     static constexpr uint32_t kRemoved = 0xfffffffdu;
+
+    /** What one lane did in one window; two per lane, by window parity. */
+    struct WindowLog
+    {
+        std::vector<Executed> exec;
+        std::vector<Insertion> ins;
+        std::vector<uint32_t> base;  //!< per executed event: its first uid (merge), or kExplicit
+        std::vector<uint32_t> final; //!< per insertion, where base is kExplicit
+        std::vector<Deferred> deferred;
+        std::vector<uint32_t> global; //!< insertions for no lane
+        std::vector<uint64_t> minTo;  //!< per target lane: earliest insertion
+        bool pending = false;         //!< merged, not yet queued at its targets
+        void Clear(uint32_t lanes);
+    };
 
     struct Lane
     {
@@ -199,34 +221,32 @@ class FabricSimulatorImpl : public SimulatorImpl
         uint32_t uid = 0;
         uint32_t context = 0;
         const EventImpl* current = nullptr;
-        uint64_t end = 0;        //!< window: events before (end, endUid) run
-        uint32_t endUid = 0;     //!< 0: only events before end
+        uint64_t end = 0;    //!< window: events before (end, endUid) run
+        uint32_t endUid = 0; //!< 0: only events before end
         uint64_t eventCount = 0;
-        uint64_t unscheduled = 0;
-        std::vector<Executed> exec;
-        std::vector<Insertion> ins;
-        std::vector<uint32_t> final; //!< final uid of each insertion (merge)
-        std::vector<Deferred> deferred;
-        std::vector<Scheduler::Event> incoming; //!< queued at the barrier, uid order
-        std::vector<Scheduler::Event> late;     //!< scheduled by global events, uid order
-        uint64_t nextTs = std::numeric_limits<uint64_t>::max(); //!< earliest of incoming, late
-        uint32_t pos = 0;  //!< merge: next executed event
-        uint32_t dpos = 0; //!< merge: next deferred work
+        WindowLog log[2];
+        WindowLog* now = &log[0];     //!< this window's
+        std::vector<Insertion> late;  //!< from outside the lanes (final uids), uid order
+        uint64_t lateTs = std::numeric_limits<uint64_t>::max(); //!< earliest in late
+        uint32_t pos = 0;    //!< merge: next executed event
+        uint32_t dpos = 0;   //!< merge: next deferred work
+        uint32_t cursor = 0; //!< merge: first insertion of the next executed event
     };
 
     /** Inserts \p event at absolute time \p ts with \p context and the next uid. */
     uint32_t Insert(uint64_t ts, uint32_t context, EventImpl* event)
     {
+        if (!m_laneOf.empty())
+        {
+            const uint32_t uid = m_uid++;
+            RouteInsert(Insertion{event, ts, context, LaneOf(context), uid, 0});
+            return uid;
+        }
         Scheduler::Event ev;
         ev.impl = event;
         ev.key.m_ts = ts;
         ev.key.m_context = context;
         ev.key.m_uid = m_uid++;
-        if (!m_laneOf.empty())
-        {
-            RouteInsert(ev);
-            return ev.key.m_uid;
-        }
         ++m_unscheduledEvents;
         m_events->Insert(ev);
         return ev.key.m_uid;
@@ -234,25 +254,41 @@ class FabricSimulatorImpl : public SimulatorImpl
     /** Insert from an event running on \p lane: queued now or at the barrier. */
     uint32_t LaneInsert(Lane& lane, uint64_t ts, uint32_t context, EventImpl* event)
     {
-        const uint32_t index = static_cast<uint32_t>(lane.ins.size());
-        Insertion in;
-        in.ev.impl = event;
-        in.ev.key.m_ts = ts;
-        in.ev.key.m_context = context;
-        in.ev.key.m_uid = m_windowUid + index;
-        in.target = LaneOf(context);
-        if (in.target == lane.index && ts < lane.end)
+        WindowLog& log = *lane.now;
+        const uint32_t k = static_cast<uint32_t>(log.ins.size());
+        const uint32_t uid = m_windowUid + k; // provisional
+        Executed& parent = log.exec.back();
+        Insertion in{event,
+                     ts,
+                     context,
+                     LaneOf(context),
+                     static_cast<uint32_t>(log.exec.size() - 1),
+                     parent.counted++};
+        ++parent.all;
+        if (ts < lane.end)
         {
+            if (in.target != lane.index)
+            {
+                ShortLookahead(lane, in);
+            }
             in.target = kImmediate;
-            ++lane.unscheduled;
-            lane.events->Insert(in.ev);
+            Scheduler::Event ev;
+            ev.impl = event;
+            ev.key.m_ts = ts;
+            ev.key.m_context = context;
+            ev.key.m_uid = uid;
+            lane.events->Insert(ev);
         }
-        else if (ts < lane.end)
+        else if (in.target != kNoLane)
         {
-            ShortLookahead(lane, in);
+            log.minTo[in.target] = std::min(log.minTo[in.target], ts);
         }
-        lane.ins.push_back(in);
-        return in.ev.key.m_uid;
+        else
+        {
+            log.global.push_back(k);
+        }
+        log.ins.push_back(in);
+        return uid;
     }
     uint32_t LaneOf(uint32_t context) const
     {
@@ -262,8 +298,18 @@ class FabricSimulatorImpl : public SimulatorImpl
         }
         return context < m_laneOf.size() ? m_laneOf[context] : kNoLane;
     }
-    /** Outside the lanes (set-up, global events, merge): queue with a final uid. */
-    void RouteInsert(const Scheduler::Event& ev);
+    /** Final uid of insertion \p k of \p log (merged). */
+    static uint32_t FinalOf(const WindowLog& log, uint32_t k)
+    {
+        const Insertion& in = log.ins[k];
+        const uint32_t base = log.base[in.parent];
+        return base != kExplicit ? base + in.offset : log.final[k];
+    }
+    /**
+     * Outside the lanes (set-up, global events, merge): queues \p in (its
+     * final uid in parent) at its target.
+     */
+    void RouteInsert(const Insertion& in);
     [[noreturn]] void ShortLookahead(const Lane& lane, const Insertion& in) const;
     /** Moves the events other threads scheduled into the queue (as the default does). */
     void TakeForeignEvents();
@@ -271,15 +317,15 @@ class FabricSimulatorImpl : public SimulatorImpl
     void RunLanes();
     /** Runs lane \p lane's window (its thread). */
     void RunWindow(Lane& lane);
-    /** Merges the lanes' logs: final uids, deferred work in order. */
+    /** Walks the lanes' logs in event order: final uids, deferred work in order. */
     void Merge();
-    /** Queues a lane's incoming events for the next window. */
+    /** Queues at \p lane what the merged window and the global events scheduled for it. */
     void TakeIncoming(Lane& lane);
     void RunGlobal(const Scheduler::Event& next);
     Lane* LaneOfEvent(const EventId& id) const;
     void RemoveFromLanes(const EventId& id);
-    /** Runs lane \p lane's InOrder work due before its insertion \p k of event \p exec. */
-    void RunDeferred(Lane& lane, uint32_t exec, uint32_t k, uint64_t ts, uint32_t uid);
+    /** Runs \p log's InOrder work due before the lane's insertion \p k. */
+    void RunDeferred(WindowLog& log, Lane& lane, uint32_t exec, uint32_t k, uint64_t ts, uint32_t uid);
 
     struct ForeignEvent
     {
@@ -306,9 +352,11 @@ class FabricSimulatorImpl : public SimulatorImpl
     uint64_t m_lookahead = 0;
     uint32_t m_windowUid = 0; //!< first uid of the current window
     uint64_t m_windowEnd = 0;
+    uint32_t m_parity = 0;  //!< the current window's log
+    uint64_t m_windows = 0;
     bool m_merging = false;
-    std::vector<Insertion> m_mergeIns; //!< scheduled by deferred work during the merge
-    Scheduler::Event m_lastRouted{};   //!< RouteInsert's last event (ScheduleTwinOfLast)
+    std::vector<std::vector<Insertion>> m_mergeIns; //!< per lane: scheduled by InOrder work
+    Insertion m_lastRouted{}; //!< RouteInsert's last (ScheduleTwinOfLast)
 
     static FabricSimulatorImpl* s_running; //!< set by Run while it runs
     // initial-exec: one load per access from the model's per-packet code

@@ -272,6 +272,36 @@ TimingWheelScheduler::RemoveNext()
     return ev;
 }
 
+bool
+TimingWheelScheduler::RemoveNextBefore(uint64_t ts, uint32_t uid, Event& out)
+{
+    if (IsEmpty())
+    {
+        return false;
+    }
+    const uint32_t b = FirstBucket();
+    const bool heap = HeapFirst(b);
+    const EventKey& key = heap ? m_heap.front().key : m_nodes[m_buckets[b].head].ev.key;
+    if (key.m_ts > ts || (key.m_ts == ts && (uid == 0 || key.m_uid >= uid)))
+    {
+        return false;
+    }
+    if (heap)
+    {
+        out = m_heap.front();
+        std::pop_heap(m_heap.begin(), m_heap.end(), Later);
+        m_heap.pop_back();
+    }
+    else
+    {
+        out = m_nodes[m_buckets[b].head].ev;
+        PopBucketHead(b);
+    }
+    m_base = std::max(m_base, out.key.m_ts);
+    Prefetch(b);
+    return true;
+}
+
 void
 TimingWheelScheduler::Remove(const Event& ev)
 {

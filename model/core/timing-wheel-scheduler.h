@@ -43,6 +43,12 @@ class TimingWheelScheduler : public Scheduler
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
 
+    /**
+     * RemoveNext if the next event comes before (\p ts, \p uid), i.e. its
+     * time is before \p ts, or equal with a uid below \p uid (\p uid 0:
+     * only before \p ts); else false. One look for FabricSimulatorImpl's lanes.
+     */
+    bool RemoveNextBefore(uint64_t ts, uint32_t uid, Event& out);
     /** Whether \p impl is queued at \p ts (FabricSimulatorImpl's lanes ask; O(events at ts)). */
     bool Contains(uint64_t ts, const EventImpl* impl) const;
 
