@@ -224,7 +224,7 @@ FabricChannel::Transmit(const FabricPort* from,
 {
     const uint32_t to = (m_ports[0] == from) ? 1 : 0;
     const int64_t atNs = (txEndPs + 999) / 1000 + m_delayNs;
-    ++m_sent;
+    ++m_sent[1 - to];
     const Time delay = NanoSeconds(atNs) - PicoSeconds(nowPs);
     if (FabricSimulatorImpl* sim = FabricSimulatorImpl::Running())
     {
@@ -258,7 +258,7 @@ FabricChannel::Deliver(uint32_t to,
     // The sender's next frame started at the latest when this one's last bit
     // left, one propagation delay ago: this arrival is the event that drives
     // the sender's lazy departures (fabric-port.h).
-    ++m_delivered;
+    ++m_delivered[to];
     const int64_t nowPs = nowNs * 1000;
     if (syncSender)
     {

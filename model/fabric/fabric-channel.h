@@ -46,7 +46,10 @@ class FabricChannel : public Channel
     bool IsLinkUp() const { return m_up; }
     uint32_t GetEpoch() const { return m_epoch; }
     /** Frames on the wire now (sent, not yet arrived), both directions. */
-    uint64_t GetFramesInFlight() const { return m_sent - m_delivered; }
+    uint64_t GetFramesInFlight() const
+    {
+        return m_sent[0] + m_sent[1] - m_delivered[0] - m_delivered[1];
+    }
     Time GetDelay() const { return m_delay; }
     /** Sets the one-way propagation delay (the Delay attribute). */
     void SetDelay(Time delay);
@@ -80,9 +83,11 @@ class FabricChannel : public Channel
     uint32_t m_attached = 0;
     bool m_up = true;
     uint32_t m_epoch = 0;
-    // Counted apart: the sender's and the receiver's lanes write one each.
-    uint64_t m_sent = 0;
-    uint64_t m_delivered = 0;
+    // Per side (sent from, delivered to): with FabricSimulatorImpl's lanes
+    // the two ports of a link may run on different threads, each writing
+    // only its own counters.
+    uint64_t m_sent[2] = {0, 0};
+    uint64_t m_delivered[2] = {0, 0};
     TracedCallback<bool> m_linkStateTrace;
 };
 
