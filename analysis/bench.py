@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """metaroce-bench: the fixed benchmark scenarios, one JSON line each.
 
-    analysis/bench.py [--only N] [--scheduler TYPE] [--repeat R]
+    analysis/bench.py [--only N] [--scheduler TYPE] [--repeat R] [--threads T]
 
 1. fabric saturated with test traffic, no transport, 64 hosts x 8 planes
    (build/examples/metaroce-fabric-bench, 200 us);
@@ -22,6 +22,11 @@ transports, bytes_per_connection. Figures of merit, never pass/fail: the
 machine is noisy; compare ratios within one run (docs/performance.md).
 Each scenario runs in its own process, so peak memory is its own.
 
+--threads T runs scenario 2 on T lanes of FabricSimulatorImpl (one thread
+each, identical results; docs/performance.md, "Lanes"); the other scenarios
+run on one thread (scenario 1 is a separate program; 3 and 4 are refused
+lanes: RoCEv2 Packets, loss models). Each line says its "threads".
+
 --repeat R runs each scenario R times in a row and prints the run with the
 median wall time, plus every run's packet_hops_per_s (and the bare event
 rates' medians): on a shared host one run can be 30 % off. The runs must
@@ -38,14 +43,15 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build", "examples")
 SCENARIOS = [
-    ("fabric-saturated-64h-8p", None),
-    ("metaroce-all-to-all-64h-8p", "all-to-all-metaroce.json"),
-    ("rocev2-pfc-dcqcn-all-to-all-64h-8p", "all-to-all-rocev2.json"),
-    ("metaroce-loss-point-1pct", "loss-point-metaroce.json"),
+    # (name, experiment, may run on lanes)
+    ("fabric-saturated-64h-8p", None, False),
+    ("metaroce-all-to-all-64h-8p", "all-to-all-metaroce.json", True),
+    ("rocev2-pfc-dcqcn-all-to-all-64h-8p", "all-to-all-rocev2.json", False),
+    ("metaroce-loss-point-1pct", "loss-point-metaroce.json", False),
 ]
 
 
-def run(index, name, experiment, scheduler):
+def run(index, name, experiment, scheduler, threads=1):
     if experiment is None:
         cmd = [os.path.join(BUILD, "metaroce-fabric-bench")]
         if scheduler:
@@ -54,6 +60,7 @@ def run(index, name, experiment, scheduler):
         r = json.loads(out.strip().splitlines()[-1])
         r["scenario"] = name
         r["connections"] = 0
+        r["threads"] = 1
         return r
     with tempfile.TemporaryDirectory() as d:
         cmd = [os.path.join(BUILD, "metaroce-run"), os.path.join(ROOT, "experiments", "bench",
@@ -61,6 +68,8 @@ def run(index, name, experiment, scheduler):
                "--quiet", "--out", d]
         if scheduler:
             cmd += ["--set", f"scheduler={scheduler}"]
+        if threads > 1:
+            cmd += ["--set", f"threads={threads}"]
         subprocess.run(cmd, capture_output=True, text=True, check=True)
         with open(os.path.join(d, "results.json")) as f:
             s = json.load(f)["summary"]
@@ -76,6 +85,7 @@ def run(index, name, experiment, scheduler):
         "connections": s["connections"],
         "bytes_per_connection": s["bytes_per_connection"],
         "goodput_gbps": s["goodput_gbps"],
+        "threads": threads,
     }
 
 
@@ -129,15 +139,20 @@ def main():
                     help="ns-3 scheduler TypeId for every scenario (default: the runner's)")
     ap.add_argument("--repeat", type=int, default=1,
                     help="runs per scenario; the median one is printed (default 1)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="lanes (threads) for scenario 2 (default 1)")
     args = ap.parse_args()
     if args.repeat < 1:
         ap.error(f"--repeat: expected a positive number of runs, got {args.repeat}")
     if not args.only or 0 in args.only:
         print(json.dumps(calibrate(args.scheduler, args.repeat)), flush=True)
-    for i, (name, exp) in enumerate(SCENARIOS, 1):
+    if args.threads < 1:
+        ap.error(f"--threads: expected a positive number, got {args.threads}")
+    for i, (name, exp, lanes) in enumerate(SCENARIOS, 1):
         if args.only and i not in args.only:
             continue
-        runs = [run(i, name, exp, args.scheduler) for _ in range(args.repeat)]
+        threads = args.threads if lanes else 1
+        runs = [run(i, name, exp, args.scheduler, threads) for _ in range(args.repeat)]
         print(json.dumps(summarize(runs)), flush=True)
 
 

@@ -60,7 +60,9 @@ class LaneThreads
         }
         m_wake.notify_all();
         job(0);
-        const uint32_t others = n - 1;
+        // Every helper acknowledges every job, the idle ones too: none may
+        // still be reading this job's state when the next one is set up.
+        const uint32_t others = static_cast<uint32_t>(m_threads.size());
         for (uint32_t spins = 0; m_done.load(std::memory_order_acquire) < others; ++spins)
         {
             if (spins > 4096)
@@ -102,8 +104,8 @@ class LaneThreads
             if (index < m_active)
             {
                 (*m_job)(index);
-                m_done.fetch_add(1, std::memory_order_acq_rel);
             }
+            m_done.fetch_add(1, std::memory_order_acq_rel);
         }
     }
 
