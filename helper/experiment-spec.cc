@@ -1,5 +1,7 @@
 #include "experiment-spec.h"
 
+#include "fabric-simulator-impl.h"
+
 #include "ns3/attribute.h"
 #include "ns3/type-id.h"
 
@@ -472,7 +474,7 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
     }
     if (root["threads"].IsPresent())
     {
-        spec.threads = root["threads"].AsUnsigned(1, 64);
+        spec.threads = root["threads"].AsUnsigned(1, FabricSimulatorImpl::kMaxLanes);
         // Lanes give the results of one thread only where every event keeps
         // to its node (docs/performance.md, "Lanes"); what is not known to,
         // or is known not to, is refused here rather than run wrong.

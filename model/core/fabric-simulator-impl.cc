@@ -496,6 +496,9 @@ FabricSimulatorImpl::SetLanes(uint32_t lanes, const std::vector<uint32_t>& laneO
     NS_ABORT_MSG_IF(lookahead.GetTimeStep() <= 0,
                     "FabricSimulatorImpl::SetLanes: the lookahead must be positive, got "
                         << lookahead);
+    NS_ABORT_MSG_IF(lanes > kMaxLanes,
+                    "FabricSimulatorImpl::SetLanes: at most " << kMaxLanes << " lanes, got "
+                                                             << lanes);
     NS_ABORT_MSG_IF(DynamicCast<TimingWheelScheduler>(m_events) == nullptr,
                     "FabricSimulatorImpl::SetLanes: lanes need ns3::TimingWheelScheduler");
     for (uint32_t l : laneOf)
@@ -633,22 +636,16 @@ FabricSimulatorImpl::TakeIncoming(Lane& lane)
         const Insertion* end;
         uint32_t k;
     };
-    Source src[8];
+    Source src[kMaxLanes];
     size_t sources = 0;
-    bool any = false;
     for (size_t s = 0; s < n; ++s)
     {
         const WindowLog& log = m_lanes[s]->log[prev];
-        if (log.pending)
+        if (log.pending && log.minTo[me] != std::numeric_limits<uint64_t>::max())
         {
-            any = true;
-            if (log.minTo[me] != std::numeric_limits<uint64_t>::max())
-            {
-                src[sources++] = Source{&log, log.ins.data(), log.ins.data() + log.ins.size(), 0};
-            }
+            src[sources++] = Source{&log, log.ins.data(), log.ins.data() + log.ins.size(), 0};
         }
     }
-    NS_ABORT_MSG_IF(n > 8, "FabricSimulatorImpl: at most 8 lanes");
     auto advance = [me](Source& x) {
         while (x.at != x.end && x.at->target != me)
         {
@@ -695,7 +692,6 @@ FabricSimulatorImpl::TakeIncoming(Lane& lane)
         ++src[best].k;
         advance(src[best]);
     }
-    (void)any;
     extra.clear();
     for (const Insertion& in : lane.late)
     {

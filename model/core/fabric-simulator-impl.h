@@ -130,6 +130,7 @@ class FabricSimulatorImpl : public SimulatorImpl
      */
     void ScheduleTwinOfLast(uint32_t context, EventImpl* event);
     static constexpr uint32_t kNoLane = 0xffffffffu;
+    static constexpr uint32_t kMaxLanes = 8;
     /** Windows the lanes have run (each ends at a barrier). */
     uint64_t GetLaneWindows() const { return m_windows; }
 
