@@ -629,12 +629,14 @@ FabricSimulatorImpl::TakeIncoming(Lane& lane)
     const uint32_t me = lane.index;
     const uint32_t prev = m_parity ^ 1;
     const size_t n = m_lanes.size();
+    constexpr uint32_t kDone = std::numeric_limits<uint32_t>::max(); // after every uid
     struct Source
     {
         const WindowLog* log;
         const Insertion* at;
         const Insertion* end;
         uint32_t k;
+        uint32_t uid; //!< the next entry's, kDone when none is left
     };
     Source src[kMaxLanes];
     size_t sources = 0;
@@ -643,7 +645,8 @@ FabricSimulatorImpl::TakeIncoming(Lane& lane)
         const WindowLog& log = m_lanes[s]->log[prev];
         if (log.pending && log.minTo[me] != std::numeric_limits<uint64_t>::max())
         {
-            src[sources++] = Source{&log, log.ins.data(), log.ins.data() + log.ins.size(), 0};
+            src[sources++] =
+                Source{&log, log.ins.data(), log.ins.data() + log.ins.size(), 0, kDone};
         }
     }
     auto advance = [me](Source& x) {
@@ -652,6 +655,7 @@ FabricSimulatorImpl::TakeIncoming(Lane& lane)
             ++x.at;
             ++x.k;
         }
+        x.uid = x.at != x.end ? FinalOf(*x.log, x.k) : kDone;
     };
     for (size_t s = 0; s < sources; ++s)
     {
@@ -659,38 +663,34 @@ FabricSimulatorImpl::TakeIncoming(Lane& lane)
     }
     std::vector<Insertion>& extra = m_mergeIns[me];
     size_t e = 0;
-    Scheduler& events = *lane.events;
+    TimingWheelScheduler& events = *lane.wheel;
     while (true)
     {
-        size_t best = sources;
-        uint32_t bestUid = 0;
-        for (size_t s = 0; s < sources; ++s)
+        size_t best = 0;
+        for (size_t s = 1; s < sources; ++s)
         {
-            if (src[s].at != src[s].end)
+            if (src[s].uid < src[best].uid)
             {
-                const uint32_t uid = FinalOf(*src[s].log, src[s].k);
-                if (best == sources || uid < bestUid)
-                {
-                    best = s;
-                    bestUid = uid;
-                }
+                best = s;
             }
         }
-        if (e < extra.size() && (best == sources || extra[e].parent < bestUid))
+        const uint32_t bestUid = sources > 0 ? src[best].uid : kDone;
+        if (e < extra.size() && extra[e].parent < bestUid)
         {
             const Insertion& in = extra[e++];
             events.Insert(Scheduler::Event{in.impl, Scheduler::EventKey{in.ts, in.parent, in.context}});
             continue;
         }
-        if (best == sources)
+        if (bestUid == kDone)
         {
             break;
         }
-        const Insertion& in = *src[best].at;
+        Source& from = src[best];
+        const Insertion& in = *from.at;
         events.Insert(Scheduler::Event{in.impl, Scheduler::EventKey{in.ts, bestUid, in.context}});
-        ++src[best].at;
-        ++src[best].k;
-        advance(src[best]);
+        ++from.at;
+        ++from.k;
+        advance(from);
     }
     extra.clear();
     for (const Insertion& in : lane.late)

@@ -30,7 +30,7 @@
 namespace ns3
 {
 
-class TimingWheelScheduler : public Scheduler
+class TimingWheelScheduler final : public Scheduler
 {
   public:
     static TypeId GetTypeId();
