@@ -250,12 +250,10 @@ TimingWheelScheduler::PeekNext() const
 }
 
 Scheduler::Event
-TimingWheelScheduler::RemoveNext()
+TimingWheelScheduler::PopFirst(uint32_t b, bool heap)
 {
-    NS_ASSERT(!IsEmpty());
-    const uint32_t b = FirstBucket();
     Event ev;
-    if (HeapFirst(b))
+    if (heap)
     {
         ev = m_heap.front();
         std::pop_heap(m_heap.begin(), m_heap.end(), Later);
@@ -272,6 +270,14 @@ TimingWheelScheduler::RemoveNext()
     return ev;
 }
 
+Scheduler::Event
+TimingWheelScheduler::RemoveNext()
+{
+    NS_ASSERT(!IsEmpty());
+    const uint32_t b = FirstBucket();
+    return PopFirst(b, HeapFirst(b));
+}
+
 bool
 TimingWheelScheduler::RemoveNextBefore(uint64_t ts, uint32_t uid, Event& out)
 {
@@ -286,19 +292,7 @@ TimingWheelScheduler::RemoveNextBefore(uint64_t ts, uint32_t uid, Event& out)
     {
         return false;
     }
-    if (heap)
-    {
-        out = m_heap.front();
-        std::pop_heap(m_heap.begin(), m_heap.end(), Later);
-        m_heap.pop_back();
-    }
-    else
-    {
-        out = m_nodes[m_buckets[b].head].ev;
-        PopBucketHead(b);
-    }
-    m_base = std::max(m_base, out.key.m_ts);
-    Prefetch(b);
+    out = PopFirst(b, heap);
     return true;
 }
 

@@ -81,6 +81,8 @@ class TimingWheelScheduler final : public Scheduler
     /** Prefetches the next event's object after bucket \p b's head left. */
     void Prefetch(uint32_t b) const;
     void PopBucketHead(uint32_t b);
+    /** Removes the first event: the heap's top if \p heap, else bucket \p b's head. */
+    Event PopFirst(uint32_t b, bool heap);
 
     std::vector<Bucket> m_buckets;
     std::vector<uint64_t> m_bitmap;  //!< one bit per bucket: non-empty

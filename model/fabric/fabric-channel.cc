@@ -45,18 +45,68 @@ FabricChannel::Attach(Ptr<FabricPort> port)
 }
 
 /**
+ * A hand-written EventImpl that is reused rather than destroyed (ns-3's
+ * EventImpl constructor and destructor are out-of-line library calls, ~50
+ * instructions a hop). Reuse keeps the reference counting honest: Recycle,
+ * last in Notify, takes a reference of its own before the simulator drops
+ * its one, so a pooled event stays alive with a count of 1, and the next
+ * Take hands that count to the simulator. One pool per thread
+ * (FabricSimulatorImpl's lanes: an event made on one lane may run on
+ * another), never shrinking (bounded by the peak in flight) and never
+ * destroyed: events may be freed by Simulator::Destroy during static
+ * destruction, and lane threads live until the process ends. An event still
+ * scheduled when the simulator is destroyed is freed by it as any event is.
+ */
+template <class T>
+class PooledEvent : public EventImpl
+{
+  protected:
+    /** A pooled event, or a new one. */
+    static T* Take()
+    {
+#if !defined(__SANITIZE_ADDRESS__)
+        auto& pool = Pool();
+        if (!pool.empty())
+        {
+            T* ev = pool.back();
+            pool.pop_back();
+            return ev;
+        }
+#endif
+        return new T();
+    }
+
+    /** Last in Notify: nothing may take this event from the pool while it runs. */
+    void Recycle()
+    {
+#if !defined(__SANITIZE_ADDRESS__)
+        Ref(); // outlives the simulator's reference, dropped when Notify returns
+        Pool().push_back(static_cast<T*>(this));
+#endif
+    }
+
+  private:
+    static std::vector<T*>& Pool()
+    {
+        if (t_pool == nullptr)
+        {
+            t_pool = new std::vector<T*>();
+        }
+        return *t_pool;
+    }
+    static thread_local std::vector<T*>* t_pool __attribute__((tls_model("initial-exec")));
+};
+
+template <class T>
+thread_local std::vector<T*>* PooledEvent<T>::t_pool = nullptr;
+
+/**
  * The one event of a packet-hop: a frame's last bit reaching the far port.
  * A hand-written EventImpl instead of MakeEvent: it carries its own arrival
  * time, so nothing on the receive path asks the simulator for the time, and
- * a finished one is reused rather than destroyed (ns-3's EventImpl
- * constructor and destructor are out-of-line library calls, ~50
- * instructions a hop). Reuse keeps the reference counting honest: Notify
- * takes a reference of its own before the simulator drops its one, so a
- * pooled arrival stays alive with a count of 1, and the next Make hands
- * that count to the simulator. An arrival still scheduled when the
- * simulator is destroyed is freed by it as any event is.
+ * a finished one is reused (PooledEvent).
  */
-class FabricChannel::FrameArrival : public EventImpl
+class FabricChannel::FrameArrival : public PooledEvent<FabricChannel::FrameArrival>
 {
   public:
     /** A pooled arrival set up for this frame, or a new one. */
@@ -68,19 +118,7 @@ class FabricChannel::FrameArrival : public EventImpl
                               int64_t atNs,
                               bool syncSender)
     {
-        FrameArrival* ev = nullptr;
-#if !defined(__SANITIZE_ADDRESS__)
-        auto& pool = Pool();
-        if (!pool.empty())
-        {
-            ev = pool.back();
-            pool.pop_back();
-        }
-#endif
-        if (!ev)
-        {
-            ev = new FrameArrival();
-        }
+        FrameArrival* ev = Take();
         ev->m_channel = channel;
         ev->m_from = PeekPointer(channel->m_ports[1 - to]);
         ev->m_to = PeekPointer(channel->m_ports[to]);
@@ -106,32 +144,12 @@ class FabricChannel::FrameArrival : public EventImpl
         m_to->PrefetchHopState();
         m_frame.PrefetchBytes();
         m_channel->Deliver(m_toSide, std::move(m_frame), m_info, m_epoch, m_atNs, m_syncSender);
-#if !defined(__SANITIZE_ADDRESS__)
-        // Last: nothing may take this arrival from the pool while it runs.
-        Ref(); // outlives the simulator's reference, dropped when this returns
-        Pool().push_back(this);
-#endif
+        Recycle();
     }
 
   private:
+    friend class PooledEvent<FrameArrival>;
     FrameArrival() = default;
-
-    /**
-     * Finished arrivals, each holding one reference; never shrinks (bounded
-     * by the peak of frames in flight). One per thread (FabricSimulatorImpl's
-     * lanes: an arrival made on one lane finishes on another). Deliberately
-     * never destroyed: events may be freed by Simulator::Destroy during
-     * static destruction, and lane threads live until the process ends.
-     */
-    static std::vector<FrameArrival*>& Pool()
-    {
-        if (t_pool == nullptr)
-        {
-            t_pool = new std::vector<FrameArrival*>();
-        }
-        return *t_pool;
-    }
-    static thread_local std::vector<FrameArrival*>* t_pool __attribute__((tls_model("initial-exec")));
 
     FabricChannel* m_channel = nullptr;
     const FabricPort* m_from = nullptr; //!< the sending port (only prefetched here)
@@ -151,26 +169,13 @@ class FabricChannel::FrameArrival : public EventImpl
  * thread. Scheduled as the arrival's twin (same time and uid, on the
  * sender's lane, run just before it and not counted as an event), so the
  * sender catches up at the same point of the event order as on one thread.
- * Pooled per thread like the arrivals.
  */
-class FabricChannel::SenderSync : public EventImpl
+class FabricChannel::SenderSync : public PooledEvent<FabricChannel::SenderSync>
 {
   public:
     static SenderSync* Make(FabricPort* port, int64_t nowPs)
     {
-        SenderSync* ev = nullptr;
-#if !defined(__SANITIZE_ADDRESS__)
-        auto& pool = Pool();
-        if (!pool.empty())
-        {
-            ev = pool.back();
-            pool.pop_back();
-        }
-#endif
-        if (!ev)
-        {
-            ev = new SenderSync();
-        }
+        SenderSync* ev = Take();
         ev->m_port = port;
         ev->m_nowPs = nowPs;
         return ev;
@@ -180,30 +185,17 @@ class FabricChannel::SenderSync : public EventImpl
     void Notify() override
     {
         m_port->SyncAt(m_nowPs);
-#if !defined(__SANITIZE_ADDRESS__)
-        Ref();
-        Pool().push_back(this);
-#endif
+        Recycle();
     }
 
   private:
+    friend class PooledEvent<SenderSync>;
     SenderSync() = default;
-    static std::vector<SenderSync*>& Pool()
-    {
-        if (t_pool == nullptr)
-        {
-            t_pool = new std::vector<SenderSync*>();
-        }
-        return *t_pool;
-    }
-    static thread_local std::vector<SenderSync*>* t_pool __attribute__((tls_model("initial-exec")));
 
     FabricPort* m_port = nullptr;
     int64_t m_nowPs = 0;
 };
 
-thread_local std::vector<FabricChannel::FrameArrival*>* FabricChannel::FrameArrival::t_pool = nullptr;
-thread_local std::vector<FabricChannel::SenderSync*>* FabricChannel::SenderSync::t_pool = nullptr;
 
 FabricChannel::FabricChannel() = default;
 
