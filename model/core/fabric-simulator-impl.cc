@@ -23,6 +23,17 @@ thread_local FabricSimulatorImpl::Lane* FabricSimulatorImpl::t_lane = nullptr;
 namespace
 {
 
+/** One pause of a spin-wait (x86's PAUSE; elsewhere a yield). */
+inline void
+CpuRelax()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+}
+
 /**
  * The helper threads that run lanes 1..n-1, shared by every simulation of
  * the process and never joined: a pooled object a lane's thread freed stays
@@ -71,7 +82,7 @@ class LaneThreads
             }
             else
             {
-                __builtin_ia32_pause();
+                CpuRelax();
             }
         }
         m_job = nullptr;
@@ -90,7 +101,7 @@ class LaneThreads
                 {
                     break;
                 }
-                __builtin_ia32_pause();
+                CpuRelax();
             }
             if (now == seen)
             {
