@@ -107,7 +107,6 @@ SplitFabric(const Fabric& fabric, uint32_t lanes)
             }
             out.lookahead = any ? std::min(out.lookahead, bound) : bound;
             any = true;
-            ++out.crossLinks;
         }
     }
     if (!any)

@@ -28,7 +28,6 @@ struct FabricLanes
 {
     std::vector<uint32_t> laneOfNode; //!< by node id; FabricSimulatorImpl::kNoLane if none
     Time lookahead;                   //!< see above
-    uint32_t crossLinks = 0;          //!< links between lanes
 };
 
 /** Splits \p fabric's nodes into \p lanes lanes (see above). */

@@ -445,7 +445,7 @@ FabricSimulatorImpl::IsExpired(const EventId& id) const
     {
         return !static_cast<const TimingWheelScheduler*>(PeekPointer(m_events))->Contains(now, impl);
     }
-    if (lane->wheel->Contains(now, impl))
+    if (lane->events->Contains(now, impl))
     {
         return false;
     }
@@ -492,7 +492,6 @@ FabricSimulatorImpl::WindowLog::Clear(uint32_t lanes)
     deferred.clear();
     global.clear();
     minTo.assign(lanes, std::numeric_limits<uint64_t>::max());
-    pending = false;
 }
 
 void
@@ -524,8 +523,7 @@ FabricSimulatorImpl::SetLanes(uint32_t lanes, const std::vector<uint32_t>& laneO
     {
         auto lane = std::make_unique<Lane>();
         lane->index = i;
-        lane->events = m_schedulerFactory.Create<Scheduler>();
-        lane->wheel = PeekPointer(DynamicCast<TimingWheelScheduler>(lane->events));
+        lane->events = DynamicCast<TimingWheelScheduler>(m_schedulerFactory.Create<Scheduler>());
         lane->context = Simulator::NO_CONTEXT;
         lane->uid = EventId::UID::INVALID;
         lane->log[0].Clear(lanes);
@@ -654,7 +652,7 @@ FabricSimulatorImpl::TakeIncoming(Lane& lane)
     for (size_t s = 0; s < n; ++s)
     {
         const WindowLog& log = m_lanes[s]->log[prev];
-        if (log.pending && log.minTo[me] != std::numeric_limits<uint64_t>::max())
+        if (log.minTo[me] != std::numeric_limits<uint64_t>::max())
         {
             src[sources++] =
                 Source{&log, log.ins.data(), log.ins.data() + log.ins.size(), 0, kDone};
@@ -674,7 +672,7 @@ FabricSimulatorImpl::TakeIncoming(Lane& lane)
     }
     std::vector<Insertion>& extra = m_mergeIns[me];
     size_t e = 0;
-    TimingWheelScheduler& events = *lane.wheel;
+    TimingWheelScheduler& events = *lane.events;
     while (true)
     {
         size_t best = 0;
@@ -715,7 +713,7 @@ FabricSimulatorImpl::TakeIncoming(Lane& lane)
 void
 FabricSimulatorImpl::RunWindow(Lane& lane)
 {
-    TimingWheelScheduler& events = *lane.wheel;
+    TimingWheelScheduler& events = *lane.events;
     WindowLog& log = *lane.now;
     const uint64_t end = lane.end;
     const uint32_t endUid = lane.endUid;
@@ -724,7 +722,7 @@ FabricSimulatorImpl::RunWindow(Lane& lane)
     {
         uint32_t context = next.key.m_context;
         uint32_t twin = 0;
-        if ((context & kTwinBit) != 0 && context != Simulator::NO_CONTEXT)
+        if (IsTwin(context))
         {
             context &= ~kTwinBit; // a twin: part of another lane's event, not counted
             twin = 1;
@@ -831,10 +829,7 @@ FabricSimulatorImpl::Merge()
             for (uint32_t k = first; k < first + x.all; ++k)
             {
                 RunDeferred(log, *best, pos, k, bestTs, bestUid);
-                log.final[k] =
-                    (log.ins[k].context & kTwinBit) != 0 && log.ins[k].context != Simulator::NO_CONTEXT
-                        ? log.final[k - 1]
-                        : m_uid++;
+                log.final[k] = IsTwin(log.ins[k].context) ? log.final[k - 1] : m_uid++;
             }
             RunDeferred(log, *best, pos, first + x.all, bestTs, bestUid);
         }
@@ -865,7 +860,6 @@ FabricSimulatorImpl::Merge()
                     Scheduler::Event{in.impl, Scheduler::EventKey{in.ts, FinalOf(log, k), in.context}});
             }
         }
-        log.pending = true;
     }
     std::sort(global.begin(), global.end(), [](const Scheduler::Event& a, const Scheduler::Event& b) {
         return a.key.m_uid < b.key.m_uid;
@@ -918,10 +912,6 @@ FabricSimulatorImpl::RunLanes()
             {
                 TakeIncoming(*lane);
             }
-            for (auto& lane : m_lanes)
-            {
-                lane->log[m_parity ^ 1].pending = false;
-            }
             queued = true;
         }
     };
@@ -934,7 +924,7 @@ FabricSimulatorImpl::RunLanes()
             laneMin = std::min(laneMin, lane->lateTs);
             for (const auto& other : m_lanes)
             {
-                if (other->log[prev].pending)
+                if (!queued) // the last window's insertions, not yet at their lanes
                 {
                     laneMin = std::min(laneMin, other->log[prev].minTo[lane->index]);
                 }
@@ -974,13 +964,6 @@ FabricSimulatorImpl::RunLanes()
                 lane->endUid = endUid;
             }
             LaneThreads::Get().Run(n, job);
-            if (!queued)
-            {
-                for (auto& lane : m_lanes)
-                {
-                    lane->log[m_parity ^ 1].pending = false;
-                }
-            }
             Merge();
             queued = false;
             m_parity ^= 1;
@@ -1030,7 +1013,7 @@ FabricSimulatorImpl::RemoveFromLanes(const EventId& id)
         --m_unscheduledEvents;
         found = true;
     }
-    else if (lane->wheel->Contains(ts, impl))
+    else if (lane->events->Contains(ts, impl))
     {
         lane->events->Remove(ev);
         found = true;

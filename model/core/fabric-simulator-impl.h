@@ -38,6 +38,8 @@
 #ifndef METAROCE_FABRIC_SIMULATOR_IMPL_H
 #define METAROCE_FABRIC_SIMULATOR_IMPL_H
 
+#include "timing-wheel-scheduler.h"
+
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
 #include "ns3/scheduler.h"
@@ -55,8 +57,6 @@
 
 namespace ns3
 {
-
-class TimingWheelScheduler;
 
 class FabricSimulatorImpl : public SimulatorImpl
 {
@@ -115,7 +115,6 @@ class FabricSimulatorImpl : public SimulatorImpl
      * \p lanes <= 1 runs everything on the caller's thread, as without.
      */
     void SetLanes(uint32_t lanes, const std::vector<uint32_t>& laneOf, Time lookahead);
-    uint32_t GetLanes() const { return m_lanes.empty() ? 1 : m_lanes.size(); }
     /** Whether contexts \p a and \p b run on different lanes. */
     bool CrossLane(uint32_t a, uint32_t b) const
     {
@@ -209,15 +208,13 @@ class FabricSimulatorImpl : public SimulatorImpl
         std::vector<Deferred> deferred;
         std::vector<uint32_t> global; //!< insertions for no lane
         std::vector<uint64_t> minTo;  //!< per target lane: earliest insertion
-        bool pending = false;         //!< merged, not yet queued at its targets
         void Clear(uint32_t lanes);
     };
 
     struct Lane
     {
         uint32_t index = 0;
-        Ptr<Scheduler> events;
-        TimingWheelScheduler* wheel = nullptr;
+        Ptr<TimingWheelScheduler> events;
         uint64_t ts = 0;
         uint32_t uid = 0;
         uint32_t context = 0;
@@ -291,9 +288,14 @@ class FabricSimulatorImpl : public SimulatorImpl
         log.ins.push_back(in);
         return uid;
     }
+    /** Whether \p context is a twin's (ScheduleTwinOfLast): a node's with kTwinBit. */
+    static bool IsTwin(uint32_t context)
+    {
+        return (context & kTwinBit) != 0 && context != Simulator::NO_CONTEXT;
+    }
     uint32_t LaneOf(uint32_t context) const
     {
-        if (context != Simulator::NO_CONTEXT)
+        if (IsTwin(context))
         {
             context &= ~kTwinBit;
         }
