@@ -23,6 +23,8 @@
 #include "ns3/uinteger.h"
 
 #include <chrono>
+#include <functional>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -113,16 +115,53 @@ ExperimentRunner::Build()
     FabricBuilder builder(m_spec.fabric);
     m_fabric = builder.Build();
     m_fabric->AssignStreams(1);
-    if (m_spec.threads > 1)
+    if (m_spec.keyedOrder || m_spec.threads > 1)
     {
         Ptr<FabricSimulatorImpl> sim =
             DynamicCast<FabricSimulatorImpl>(Simulator::GetImplementation());
         NS_ABORT_MSG_IF(sim == nullptr,
-                        m_spec.sourceFile << ": \"threads\": " << m_spec.threads
-                                          << " needs ns3::FabricSimulatorImpl as the running "
+                        m_spec.sourceFile << ": \"threads\" and \"event_order\" need "
+                                             "ns3::FabricSimulatorImpl as the running "
                                              "simulator (the first simulation of the process)");
-        const FabricLanes lanes = SplitFabric(*m_fabric, m_spec.threads);
-        sim->SetLanes(m_spec.threads, lanes.laneOfNode, lanes.lookahead);
+        if (m_spec.keyedOrder)
+        {
+            sim->SetEventOrder(FabricSimulatorImpl::KEYED);
+        }
+        if (m_spec.threads > 1)
+        {
+            const FabricLanes lanes = SplitFabric(*m_fabric, m_spec.threads);
+            if (!m_spec.keyedOrder)
+            {
+                sim->SetLanes(m_spec.threads, lanes.laneOfNode, lanes.lookahead);
+            }
+            else
+            {
+                // Ports on links between lanes catch up at each barrier; the
+                // windows are as long as those links' delay.
+                sim->SetLanes(m_spec.threads, lanes.laneOfNode, lanes.keyedLookahead);
+                const int64_t psPerStep = TimeStep(1).GetPicoSeconds();
+                std::vector<std::function<uint64_t(uint64_t)>> flush;
+                for (const auto& ports : lanes.cutPorts)
+                {
+                    flush.push_back([ports, psPerStep](uint64_t end) {
+                        const int64_t horizonPs = int64_t(end) * psPerStep - 1;
+                        uint64_t pending = std::numeric_limits<uint64_t>::max();
+                        for (const auto& port : ports)
+                        {
+                            port->SyncAt(horizonPs);
+                            if (port->PeekQueueBytes() > 0)
+                            {
+                                const int64_t start =
+                                    std::max(port->PeekTxFreePs(), horizonPs + 1);
+                                pending = std::min(pending, uint64_t(start / psPerStep));
+                            }
+                        }
+                        return pending;
+                    });
+                }
+                sim->SetLaneFlush(std::move(flush));
+            }
+        }
     }
     InstallLoss();
     ScheduleFailures();
@@ -384,7 +423,14 @@ ExperimentRunner::Sample()
         uint64_t tx = 0;
         for (uint32_t h = 0; h < m_fabric->GetNHosts(); ++h)
         {
-            tx += m_fabric->GetNic(h)->GetPort(p)->GetStats().txWireBytes;
+            const Ptr<FabricPort> port = m_fabric->GetNic(h)->GetPort(p);
+            if (m_spec.keyedOrder)
+            {
+                // As of now, not as of the port's last lazy catch-up, which
+                // depends on the lanes (keyed order: syncing moves no key).
+                port->Sync();
+            }
+            tx += port->GetStats().txWireBytes;
         }
         s.planeGbps[p] = Round(double(tx - m_lastPlaneTx[p]) * 8 / seconds / 1e9);
         m_lastPlaneTx[p] = tx;
@@ -447,6 +493,15 @@ ExperimentRunner::Run(std::ostream* progress)
     m_lastProgressWall = m_wallStart;
     RunMetrics metrics;
     Simulator::Run();
+    if (m_spec.keyedOrder)
+    {
+        // Counters as of the end, not as of each port's last lazy catch-up
+        // (which depends on the lanes).
+        for (const auto& port : m_fabric->GetAllPorts())
+        {
+            port->Sync();
+        }
+    }
     m_wallSeconds = metrics.WallSeconds();
     m_events = metrics.Events();
     m_peakRssMb = RunMetrics::PeakRssMb(); // once: Results() must return the same every call

@@ -286,6 +286,7 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
                        "sample_interval",
                        "scheduler",
                        "simulator",
+                       "event_order",
                        "threads"});
     ExperimentSpec spec;
     spec.sourceFile = source;
@@ -470,6 +471,22 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
             spec.simulator != "ns3::DefaultSimulatorImpl")
         {
             root["simulator"].Fail("ns3::FabricSimulatorImpl or ns3::DefaultSimulatorImpl");
+        }
+    }
+    if (root["event_order"].IsPresent())
+    {
+        const std::string order = root["event_order"].AsString();
+        if (order != "insertion" && order != "keyed")
+        {
+            root["event_order"].Fail("\"insertion\" or \"keyed\"");
+        }
+        spec.keyedOrder = order == "keyed";
+        if (spec.keyedOrder && (spec.simulator != "ns3::FabricSimulatorImpl" ||
+                                spec.scheduler != "ns3::TimingWheelScheduler"))
+        {
+            root["event_order"].Fail("\"insertion\" (keyed order needs \"simulator\": "
+                                     "\"ns3::FabricSimulatorImpl\" and \"scheduler\": "
+                                     "\"ns3::TimingWheelScheduler\")");
         }
     }
     if (root["threads"].IsPresent())

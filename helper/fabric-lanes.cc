@@ -86,11 +86,17 @@ SplitFabric(const Fabric& fabric, uint32_t lanes)
         }
     }
     bool any = false;
+    out.cutPorts.assign(lanes, {});
     for (const auto& link : fabric.GetLinks())
     {
-        if (out.laneOfNode[link.lower->GetNode()->GetId()] !=
-            out.laneOfNode[link.upper->GetNode()->GetId()])
+        const uint32_t lowerLane = out.laneOfNode[link.lower->GetNode()->GetId()];
+        const uint32_t upperLane = out.laneOfNode[link.upper->GetNode()->GetId()];
+        if (lowerLane != upperLane)
         {
+            out.cutPorts[lowerLane].push_back(link.lower);
+            out.cutPorts[upperLane].push_back(link.upper);
+            const Time delay = link.channel->GetDelay();
+            out.keyedLookahead = any ? std::min(out.keyedLookahead, delay) : delay;
             // A port catches up its departures lazily, when the previous
             // frame reaches the far end (FabricChannel::Deliver): the next
             // frame's arrival is then only its own serialisation ahead, and
@@ -112,6 +118,7 @@ SplitFabric(const Fabric& fabric, uint32_t lanes)
     if (!any)
     {
         out.lookahead = Seconds(1); // no link between lanes: nothing limits a window
+        out.keyedLookahead = Seconds(1);
     }
     return out;
 }

@@ -28,6 +28,13 @@ struct FabricLanes
 {
     std::vector<uint32_t> laneOfNode; //!< by node id; FabricSimulatorImpl::kNoLane if none
     Time lookahead;                   //!< see above
+    /**
+     * With keyed order (FabricSimulatorImpl::EventOrder), where ports on links
+     * between lanes catch up at each barrier: the least delay of such a link.
+     */
+    Time keyedLookahead;
+    /** Per lane: its ports on links to other lanes. */
+    std::vector<std::vector<Ptr<FabricPort>>> cutPorts;
 };
 
 /** Splits \p fabric's nodes into \p lanes lanes (see above). */

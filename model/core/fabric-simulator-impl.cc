@@ -4,6 +4,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/assert.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -39,9 +40,11 @@ CpuRelax()
  * the process and never joined: a pooled object a lane's thread freed stays
  * in that thread's pool, which must outlive the simulation (the pools are
  * never destroyed, see FabricChannel), so the threads live until the process
- * ends. A job is a generation number: each thread runs its share of it and
- * counts itself done; it spins a little before sleeping, as windows follow
- * each other within microseconds.
+ * ends. Each helper has its own job count: a job wakes only the helpers it
+ * needs (one that ran more lanes in an earlier simulation sleeps, and a
+ * window never waits for a thread the OS has put aside), each runs its lane
+ * and reports the job done; a helper spins a little before sleeping, as
+ * windows follow each other within microseconds.
  */
 class LaneThreads
 {
@@ -55,78 +58,81 @@ class LaneThreads
     /** Runs job(1..n-1) on the helper threads and job(0) here; returns when all are done. */
     void Run(uint32_t n, const std::function<void(uint32_t)>& job)
     {
-        while (m_threads.size() + 1 < n)
+        while (m_helpers.size() + 1 < n)
         {
-            const uint32_t index = static_cast<uint32_t>(m_threads.size()) + 1;
-            const uint64_t seen = m_generation.load(std::memory_order_acquire);
-            m_threads.emplace_back([this, index, seen] { Loop(index, seen); });
-            m_threads.back().detach();
+            m_helpers.push_back(std::make_unique<Helper>());
+            Helper* h = m_helpers.back().get();
+            const uint32_t index = static_cast<uint32_t>(m_helpers.size());
+            std::thread([this, h, index] { Loop(*h, index); }).detach();
         }
         m_job = &job;
-        m_active = n;
-        m_done.store(0, std::memory_order_relaxed);
+        for (uint32_t i = 1; i < n; ++i)
         {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            m_generation.fetch_add(1, std::memory_order_release);
-        }
-        m_wake.notify_all();
-        job(0);
-        // Every helper acknowledges every job, the idle ones too: none may
-        // still be reading this job's state when the next one is set up.
-        const uint32_t others = static_cast<uint32_t>(m_threads.size());
-        for (uint32_t spins = 0; m_done.load(std::memory_order_acquire) < others; ++spins)
-        {
-            if (spins > 4096)
+            Helper& h = *m_helpers[i - 1];
             {
-                std::this_thread::yield();
+                std::lock_guard<std::mutex> lock(h.mutex);
+                h.posted.fetch_add(1, std::memory_order_release); // publishes m_job
             }
-            else
+            h.wake.notify_one();
+        }
+        job(0);
+        // A helper reads the job until it reports it done.
+        for (uint32_t i = 1; i < n; ++i)
+        {
+            const Helper& h = *m_helpers[i - 1];
+            const uint64_t posted = h.posted.load(std::memory_order_relaxed);
+            for (uint32_t spins = 0; h.done.load(std::memory_order_acquire) != posted; ++spins)
             {
-                CpuRelax();
+                if (spins > 4096)
+                {
+                    std::this_thread::yield();
+                }
+                else
+                {
+                    CpuRelax();
+                }
             }
         }
         m_job = nullptr;
     }
 
   private:
-    void Loop(uint32_t index, uint64_t seen)
+    struct Helper
     {
+        std::atomic<uint64_t> posted{0}; //!< jobs given (written by the caller)
+        std::atomic<uint64_t> done{0};   //!< jobs finished (written by the helper)
+        std::mutex mutex;
+        std::condition_variable wake;
+    };
+
+    void Loop(Helper& h, uint32_t index)
+    {
+        uint64_t seen = 0;
         while (true)
         {
             uint64_t now = seen;
-            for (uint32_t spins = 0; spins < 200000; ++spins)
+            for (uint32_t spins = 0; spins < 200000 && now == seen; ++spins)
             {
-                now = m_generation.load(std::memory_order_acquire);
-                if (now != seen)
+                now = h.posted.load(std::memory_order_acquire);
+                if (now == seen)
                 {
-                    break;
+                    CpuRelax();
                 }
-                CpuRelax();
             }
             if (now == seen)
             {
-                std::unique_lock<std::mutex> lock(m_mutex);
-                m_wake.wait(lock, [&] {
-                    return m_generation.load(std::memory_order_acquire) != seen;
-                });
-                now = m_generation.load(std::memory_order_acquire);
+                std::unique_lock<std::mutex> lock(h.mutex);
+                h.wake.wait(lock, [&] { return h.posted.load(std::memory_order_acquire) != seen; });
+                now = h.posted.load(std::memory_order_acquire);
             }
             seen = now;
-            if (index < m_active)
-            {
-                (*m_job)(index);
-            }
-            m_done.fetch_add(1, std::memory_order_acq_rel);
+            (*m_job)(index);
+            h.done.store(seen, std::memory_order_release);
         }
     }
 
-    std::vector<std::thread> m_threads;
-    std::atomic<uint64_t> m_generation{0};
-    std::atomic<uint32_t> m_done{0};
+    std::vector<std::unique_ptr<Helper>> m_helpers;
     const std::function<void(uint32_t)>* m_job = nullptr;
-    uint32_t m_active = 0;
-    std::mutex m_mutex;
-    std::condition_variable m_wake;
 };
 
 } // namespace
@@ -137,7 +143,20 @@ FabricSimulatorImpl::GetTypeId()
     static TypeId tid = TypeId("ns3::FabricSimulatorImpl")
                             .SetParent<SimulatorImpl>()
                             .SetGroupName("MetaRoce")
-                            .AddConstructor<FabricSimulatorImpl>();
+                            .AddConstructor<FabricSimulatorImpl>()
+                            .AddAttribute(
+                                "EventOrder",
+                                "How events of one time are ordered: Insertion (ns-3's, by "
+                                "the global insertion count; identical to "
+                                "DefaultSimulatorImpl) or Keyed (by who scheduled them: "
+                                "results independent of the number of lanes, which may then "
+                                "run windows as long as a link's delay; needs "
+                                "TimingWheelScheduler). A model choice: ties broken "
+                                "differently give slightly different results.",
+                                EnumValue(INSERTION),
+                                MakeEnumAccessor(&FabricSimulatorImpl::SetEventOrder,
+                                                 &FabricSimulatorImpl::GetEventOrder),
+                                MakeEnumChecker(INSERTION, "Insertion", KEYED, "Keyed"));
     return tid;
 }
 
@@ -170,6 +189,17 @@ FabricSimulatorImpl::DoDispose()
         {
             in.impl->Unref();
         }
+        for (auto& boxes : lane->out)
+        {
+            for (auto& box : boxes)
+            {
+                for (const Entry& e : box)
+                {
+                    e.impl->Unref();
+                }
+                box.clear();
+            }
+        }
         while (lane->events && !lane->events->IsEmpty())
         {
             lane->events->RemoveNext().impl->Unref();
@@ -199,6 +229,24 @@ FabricSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
     NS_ABORT_MSG_IF(!m_lanes.empty(), "FabricSimulatorImpl: SetScheduler after SetLanes");
     m_schedulerFactory = schedulerFactory;
     Ptr<Scheduler> scheduler = schedulerFactory.Create<Scheduler>();
+    if (m_keyed)
+    {
+        Ptr<TimingWheelScheduler> wheel = DynamicCast<TimingWheelScheduler>(scheduler);
+        NS_ABORT_MSG_IF(wheel == nullptr,
+                        "FabricSimulatorImpl: EventOrder Keyed needs ns3::TimingWheelScheduler");
+        wheel->SetKeyed();
+        if (m_events)
+        {
+            auto* old = static_cast<TimingWheelScheduler*>(PeekPointer(m_events));
+            Entry e;
+            while (old->PopBefore(std::numeric_limits<uint64_t>::max(), 0, e))
+            {
+                wheel->InsertEntry(e);
+            }
+        }
+        m_events = scheduler;
+        return;
+    }
     if (m_events)
     {
         while (!m_events->IsEmpty())
@@ -257,6 +305,18 @@ FabricSimulatorImpl::Run()
     m_mainThreadId = std::this_thread::get_id();
     TakeForeignEvents();
     m_stop = false;
+    if (m_keyed)
+    {
+        if (m_lanes.empty())
+        {
+            RunKeyed();
+        }
+        else
+        {
+            RunKeyedLanes();
+        }
+        return;
+    }
     if (!m_lanes.empty())
     {
         RunLanes();
@@ -417,14 +477,15 @@ FabricSimulatorImpl::IsExpired(const EventId& id) const
         }
         return true;
     }
-    if (m_lanes.empty())
+    if (m_lanes.empty() && !m_keyed)
     {
         return id.PeekEventImpl() == nullptr || id.GetTs() < m_currentTs ||
                (id.GetTs() == m_currentTs && id.GetUid() <= m_currentUid) ||
                id.PeekEventImpl()->IsCancelled();
     }
     // Lanes: an EventId may carry the uid its event had before its window was
-    // merged, so "already run" at this very time is "no longer queued".
+    // merged (keyed order: uids say nothing of the order), so "already run" at
+    // this very time is "no longer queued".
     if (id.PeekEventImpl() == nullptr || id.PeekEventImpl()->IsCancelled())
     {
         return true;
@@ -519,6 +580,23 @@ FabricSimulatorImpl::SetLanes(uint32_t lanes, const std::vector<uint32_t>& laneO
     m_laneOf = laneOf;
     m_lookahead = static_cast<uint64_t>(lookahead.GetTimeStep());
     m_mergeIns.assign(lanes, {});
+    if (m_keyed)
+    {
+        // One cache line per key source: lanes count their nodes' keys.
+        std::vector<uint64_t> counters((laneOf.size() + 2) * 8, 0);
+        for (size_t src = 0; src * m_counterStride < m_counters.size(); ++src)
+        {
+            if (src < laneOf.size() + 2)
+            {
+                counters[src * 8] = m_counters[src * m_counterStride];
+            }
+        }
+        NS_ABORT_MSG_IF(m_counters.size() / m_counterStride > laneOf.size() + 2,
+                        "FabricSimulatorImpl::SetLanes: events were scheduled by a context "
+                        "beyond the lanes' map");
+        m_counters = std::move(counters);
+        m_counterStride = 8;
+    }
     for (uint32_t i = 0; i < lanes; ++i)
     {
         auto lane = std::make_unique<Lane>();
@@ -528,12 +606,32 @@ FabricSimulatorImpl::SetLanes(uint32_t lanes, const std::vector<uint32_t>& laneO
         lane->uid = EventId::UID::INVALID;
         lane->log[0].Clear(lanes);
         lane->log[1].Clear(lanes);
+        lane->pending = std::numeric_limits<uint64_t>::max();
+        for (auto& mins : lane->outMin)
+        {
+            std::fill(std::begin(mins), std::end(mins), std::numeric_limits<uint64_t>::max());
+        }
+        if (m_keyed)
+        {
+            lane->events->SetKeyed();
+        }
         m_lanes.push_back(std::move(lane));
     }
     // Events already queued move to their lanes, in order.
     Ptr<Scheduler> all = m_events;
     m_events = m_schedulerFactory.Create<Scheduler>();
     m_unscheduledEvents = 0;
+    if (m_keyed)
+    {
+        static_cast<TimingWheelScheduler*>(PeekPointer(m_events))->SetKeyed();
+        auto* old = static_cast<TimingWheelScheduler*>(PeekPointer(all));
+        Entry e;
+        while (old->PopBefore(std::numeric_limits<uint64_t>::max(), 0, e))
+        {
+            InsertKeyed(e.ts, e.context, e.impl, e.order);
+        }
+        return;
+    }
     while (!all->IsEmpty())
     {
         const Scheduler::Event ev = all->RemoveNext();
@@ -1029,7 +1127,23 @@ FabricSimulatorImpl::RemoveFromLanes(const EventId& id)
                 break;
             }
         }
-        if (t_lane == lane)
+        if (m_keyed && t_lane != nullptr)
+        {
+            // Scheduled this window for another lane (at least the lookahead ahead).
+            for (auto& box : t_lane->out[m_parity])
+            {
+                for (auto i = box.begin(); !found && i != box.end(); ++i)
+                {
+                    if (i->impl == impl)
+                    {
+                        box.erase(i);
+                        found = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if (t_lane == lane && !m_keyed)
         {
             auto& ins = lane->now->ins;
             for (auto i = ins.rbegin(); !found && i != ins.rend(); ++i)
@@ -1051,9 +1165,27 @@ void
 FabricSimulatorImpl::InOrder(std::function<void()> fn)
 {
     Lane* lane = t_lane;
-    if (lane == nullptr || s_running == nullptr)
+    FabricSimulatorImpl* sim = s_running;
+    if (lane == nullptr || sim == nullptr)
     {
+        if (sim != nullptr && sim->m_keyed && !sim->m_inOrderWork)
+        {
+            // Its events take InOrder's key source, as when lanes defer it.
+            sim->m_inOrderWork = true;
+            fn();
+            sim->m_inOrderWork = false;
+            return;
+        }
         fn();
+        return;
+    }
+    if (sim->m_keyed)
+    {
+        lane->kdeferred.push_back(KeyedDeferred{lane->ts,
+                                                lane->group,
+                                                static_cast<uint32_t>(lane->kdeferred.size()),
+                                                lane->context,
+                                                std::move(fn)});
         return;
     }
     WindowLog& log = *lane->now;
@@ -1093,6 +1225,355 @@ FabricSimulatorImpl::ContextScope::~ContextScope()
     if (m_sim != nullptr)
     {
         m_sim->m_currentContext = m_saved;
+    }
+}
+
+
+// Keyed order ----------------------------------------------------------------
+
+void
+FabricSimulatorImpl::SetEventOrder(EventOrder order)
+{
+    NS_ABORT_MSG_IF(s_running == this, "FabricSimulatorImpl::SetEventOrder during Run");
+    NS_ABORT_MSG_IF(!m_lanes.empty(), "FabricSimulatorImpl::SetEventOrder after SetLanes");
+    if ((order == KEYED) == m_keyed)
+    {
+        return;
+    }
+    if (order == INSERTION)
+    {
+        NS_ABORT_MSG_IF(m_events && !m_events->IsEmpty(),
+                        "FabricSimulatorImpl::SetEventOrder(Insertion) with events queued");
+        m_keyed = false;
+        if (m_events)
+        {
+            m_events = m_schedulerFactory.Create<Scheduler>();
+        }
+        return;
+    }
+    m_keyed = true;
+    // Events queued so far keep their order: their uid is their key (source
+    // 0, whose count goes on from there).
+    m_counterStride = 1;
+    m_counters.assign(2, 0);
+    m_counters[0] = m_uid;
+    if (m_events)
+    {
+        Ptr<Scheduler> old = m_events;
+        NS_ABORT_MSG_IF(DynamicCast<TimingWheelScheduler>(old) == nullptr,
+                        "FabricSimulatorImpl: EventOrder Keyed needs ns3::TimingWheelScheduler");
+        Ptr<TimingWheelScheduler> wheel =
+            DynamicCast<TimingWheelScheduler>(m_schedulerFactory.Create<Scheduler>());
+        wheel->SetKeyed();
+        while (!old->IsEmpty())
+        {
+            const Scheduler::Event ev = old->RemoveNext();
+            wheel->InsertEntry(Entry{ev.impl, ev.key.m_ts, ev.key.m_uid, ev.key.m_context});
+        }
+        m_events = wheel;
+    }
+}
+
+void
+FabricSimulatorImpl::SetLaneFlush(std::vector<std::function<uint64_t(uint64_t)>> flush)
+{
+    NS_ABORT_MSG_IF(!m_keyed || flush.size() != m_lanes.size(),
+                    "FabricSimulatorImpl::SetLaneFlush: keyed order and one flush per lane");
+    m_flush = std::move(flush);
+}
+
+uint32_t
+FabricSimulatorImpl::MainSource()
+{
+    const uint32_t src = m_inOrderWork                                ? 1
+                         : m_currentContext == Simulator::NO_CONTEXT ? 0
+                                                                      : m_currentContext + 2;
+    NS_ABORT_MSG_IF(src >= kPortSource,
+                    "FabricSimulatorImpl: keyed order takes contexts below " << kPortSource - 2);
+    if ((size_t(src) + 1) * m_counterStride > m_counters.size())
+    {
+        m_counters.resize((size_t(src) + 1) * m_counterStride, 0);
+    }
+    return src;
+}
+
+uint32_t
+FabricSimulatorImpl::InsertKeyed(uint64_t ts, uint32_t context, EventImpl* event, uint64_t order)
+{
+    const Entry e{event, ts, order, context};
+    const uint32_t l = m_lanes.empty() ? kNoLane : LaneOf(context);
+    if (l == kNoLane)
+    {
+        ++m_unscheduledEvents;
+        static_cast<TimingWheelScheduler*>(PeekPointer(m_events))->InsertEntry(e);
+        return KeyUid(order);
+    }
+    NS_ABORT_MSG_IF(m_merging && ts < m_windowEnd,
+                    "FabricSimulatorImpl: work run in order at a barrier (InOrder) scheduled "
+                    "an event at "
+                        << TimeStep(ts).As(Time::NS) << ", before the window's end ("
+                        << TimeStep(m_windowEnd).As(Time::NS)
+                        << "), which the lanes have run past; run with one lane");
+    m_lanes[l]->events->InsertEntry(e);
+    return KeyUid(order);
+}
+
+uint32_t
+FabricSimulatorImpl::LaneInsertKeyed(Lane& lane,
+                                     uint64_t ts,
+                                     uint32_t context,
+                                     EventImpl* event,
+                                     uint64_t order)
+{
+    const uint32_t target = LaneOf(context);
+    if (target == lane.index)
+    {
+        lane.events->InsertEntry(Entry{event, ts, order, context});
+        return KeyUid(order);
+    }
+    // Another lane (or none) has run up to the window's end: at or after it.
+    if (ts < lane.end || (ts == lane.end && lane.endOrder != 0 && order < lane.endOrder))
+    {
+        ShortLookahead(lane, Insertion{event, ts, context, target, 0, 0});
+    }
+    const uint32_t box = target == kNoLane ? kMaxLanes : target;
+    lane.out[m_parity][box].push_back(Entry{event, ts, order, context});
+    lane.outMin[m_parity][box] = std::min(lane.outMin[m_parity][box], ts);
+    return KeyUid(order);
+}
+
+void
+FabricSimulatorImpl::RunKeyed()
+{
+    auto* events = static_cast<TimingWheelScheduler*>(PeekPointer(m_events));
+    s_running = this;
+    Entry e;
+    while (!m_stop && events->PopBefore(std::numeric_limits<uint64_t>::max(), 0, e))
+    {
+        --m_unscheduledEvents;
+        ++m_eventCount;
+        m_currentTs = e.ts;
+        m_currentContext = e.context;
+        m_currentUid = KeyUid(e.order);
+        m_current = e.impl;
+        e.impl->Invoke();
+        e.impl->Unref();
+        TakeForeignEvents();
+    }
+    m_current = nullptr;
+    s_running = nullptr;
+}
+
+void
+FabricSimulatorImpl::RunKeyedWindow(Lane& lane)
+{
+    TimingWheelScheduler& events = *lane.events;
+    Entry e;
+    while (events.PopBefore(lane.end, lane.endOrder, e))
+    {
+        ++lane.eventCount;
+        lane.ts = e.ts;
+        lane.context = e.context;
+        lane.current = e.impl;
+        // An event scheduled for the time it is run at with a smaller key
+        // runs right after its parent, before larger keys: events of one time
+        // run in groups (an event not so scheduled and what it so schedules),
+        // each on one lane and ordered by its first event's key, the largest
+        // key run so far at that time.
+        lane.group = e.ts == lane.groupTs ? std::max(lane.group, e.order) : e.order;
+        lane.groupTs = e.ts;
+        e.impl->Invoke();
+        e.impl->Unref();
+    }
+    lane.current = nullptr;
+}
+
+void
+FabricSimulatorImpl::TakeKeyedIncoming(Lane& lane, uint32_t parity)
+{
+    // Keys are final: the wheel orders them whatever the insertion order.
+    for (const auto& from : m_lanes)
+    {
+        auto& box = from->out[parity][lane.index];
+        for (const Entry& e : box)
+        {
+            lane.events->InsertEntry(e);
+        }
+        box.clear();
+        from->outMin[parity][lane.index] = std::numeric_limits<uint64_t>::max();
+    }
+}
+
+void
+FabricSimulatorImpl::KeyedBarrier(uint32_t parity)
+{
+    auto* global = static_cast<TimingWheelScheduler*>(PeekPointer(m_events));
+    std::vector<KeyedDeferred*> work;
+    for (auto& lane : m_lanes)
+    {
+        auto& box = lane->out[parity][kMaxLanes];
+        for (const Entry& e : box)
+        {
+            ++m_unscheduledEvents;
+            global->InsertEntry(e);
+        }
+        box.clear();
+        lane->outMin[parity][kMaxLanes] = std::numeric_limits<uint64_t>::max();
+        for (KeyedDeferred& d : lane->kdeferred)
+        {
+            work.push_back(&d);
+        }
+    }
+    if (work.empty())
+    {
+        return;
+    }
+    // InOrder work in the order of the events that handed it over: by time,
+    // group (RunKeyedWindow), then as the group's lane ran it.
+    std::sort(work.begin(), work.end(), [](const KeyedDeferred* a, const KeyedDeferred* b) {
+        return a->ts != b->ts ? a->ts < b->ts : a->group != b->group ? a->group < b->group : a->seq < b->seq;
+    });
+    const uint64_t savedTs = m_currentTs;
+    const uint32_t savedContext = m_currentContext;
+    m_merging = true;
+    m_inOrderWork = true;
+    for (KeyedDeferred* d : work)
+    {
+        m_currentTs = d->ts;
+        m_currentContext = d->context;
+        d->fn();
+    }
+    m_inOrderWork = false;
+    m_merging = false;
+    m_currentTs = savedTs;
+    m_currentContext = savedContext;
+    for (auto& lane : m_lanes)
+    {
+        lane->kdeferred.clear();
+    }
+}
+
+void
+FabricSimulatorImpl::RunKeyedLanes()
+{
+    constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+    s_running = this;
+    const uint32_t n = static_cast<uint32_t>(m_lanes.size());
+    auto* global = static_cast<TimingWheelScheduler*>(PeekPointer(m_events));
+    bool queued = true; // the last window's insertions for other lanes are queued there
+    for (auto& lane : m_lanes)
+    {
+        // Set-up may have queued frames at a port between lanes: catch up first.
+        lane->pending = m_flush.empty() ? kNever : m_currentTs;
+    }
+    const std::function<void(uint32_t)> job = [this, &queued](uint32_t i) {
+        Lane& lane = *m_lanes[i];
+        t_lane = &lane;
+        if (!queued)
+        {
+            TakeKeyedIncoming(lane, m_parity ^ 1);
+        }
+        RunKeyedWindow(lane);
+        if (!m_flush.empty())
+        {
+            // Only frames may be sent here (their keys are the ports').
+            lane.context = Simulator::NO_CONTEXT;
+            lane.pending = m_flush[i](lane.end);
+            NS_ASSERT(lane.pending >= lane.end);
+        }
+        else
+        {
+            lane.pending = std::numeric_limits<uint64_t>::max();
+        }
+        t_lane = nullptr;
+    };
+    auto queueAll = [&] {
+        if (!queued)
+        {
+            for (auto& lane : m_lanes)
+            {
+                TakeKeyedIncoming(*lane, m_parity ^ 1);
+            }
+            queued = true;
+        }
+    };
+    while (!m_stop)
+    {
+        // The next window starts at the earliest event, or the earliest frame
+        // a port between lanes may start without an event (its arrival is
+        // then at least a link's delay later).
+        uint64_t laneMin = kNever;
+        const uint32_t prev = m_parity ^ 1;
+        for (auto& lane : m_lanes)
+        {
+            laneMin = std::min(laneMin, lane->pending);
+            if (!lane->events->IsEmpty())
+            {
+                laneMin = std::min(laneMin, lane->events->PeekEntry().ts);
+            }
+            if (!queued)
+            {
+                for (const auto& from : m_lanes)
+                {
+                    laneMin = std::min(laneMin, from->outMin[prev][lane->index]);
+                }
+            }
+        }
+        const bool hasGlobal = !global->IsEmpty();
+        if (laneMin == kNever && !hasGlobal)
+        {
+            break;
+        }
+        uint64_t end = laneMin > kNever - m_lookahead ? kNever : laneMin + m_lookahead;
+        uint64_t endOrder = 0;
+        if (hasGlobal)
+        {
+            const Entry g = global->PeekEntry();
+            if (g.ts <= end)
+            {
+                end = g.ts;
+                endOrder = g.order;
+                NS_ASSERT(endOrder != 0);
+            }
+        }
+        if (laneMin < end || (laneMin == end && endOrder != 0))
+        {
+            m_windowEnd = end;
+            for (auto& lane : m_lanes)
+            {
+                lane->end = end;
+                lane->endOrder = endOrder;
+            }
+            LaneThreads::Get().Run(n, job);
+            queued = false;
+            KeyedBarrier(m_parity);
+            m_parity ^= 1;
+            ++m_windows;
+        }
+        if (endOrder != 0)
+        {
+            // The window stopped at the global event: it runs alone, with the
+            // lanes' queues complete (it may look at them).
+            queueAll();
+            RunGlobal(global->RemoveNext());
+            for (auto& lane : m_lanes)
+            {
+                if (!m_flush.empty())
+                {
+                    // It may have queued frames at a port between lanes.
+                    lane->pending = std::min(lane->pending, m_currentTs);
+                }
+            }
+        }
+    }
+    queueAll();
+    s_running = nullptr;
+    if (!m_stop)
+    {
+        for (auto& lane : m_lanes)
+        {
+            m_currentTs = std::max(m_currentTs, lane->ts);
+        }
     }
 }
 

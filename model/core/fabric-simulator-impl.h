@@ -34,12 +34,25 @@
  * lane (no context, or a context not given one) run alone at a barrier, in
  * their place in that order. docs/performance.md, "Lanes", has the proof
  * sketch and what a model must respect.
+ *
+ * Keyed order (attribute EventOrder = Keyed, a model choice, off by
+ * default): events of one time run in the order of a 64-bit key made of
+ * who scheduled them and how many that one had scheduled before (a node's
+ * events count for the node; a frame arrival is its port's n-th frame,
+ * FabricChannel), not in ns-3's global insertion order. No key depends on
+ * when or on which thread it was made, so the lanes need not reproduce the
+ * insertion order: a port on a link between lanes catches up its departures
+ * at each barrier (SetLaneFlush) and a window can be as long as that link's
+ * delay. Results are identical on any number of lanes, and differ from
+ * EventOrder = Insertion only in how ties are broken (docs/performance.md,
+ * "Keyed order").
  */
 #ifndef METAROCE_FABRIC_SIMULATOR_IMPL_H
 #define METAROCE_FABRIC_SIMULATOR_IMPL_H
 
 #include "timing-wheel-scheduler.h"
 
+#include "ns3/abort.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
 #include "ns3/scheduler.h"
@@ -61,6 +74,13 @@ namespace ns3
 class FabricSimulatorImpl : public SimulatorImpl
 {
   public:
+    /** How events of one time are ordered (see above). */
+    enum EventOrder
+    {
+        INSERTION, //!< ns-3's: by uid, the global insertion count
+        KEYED      //!< by who scheduled them (lane-independent)
+    };
+
     static TypeId GetTypeId();
     FabricSimulatorImpl();
     ~FabricSimulatorImpl() override;
@@ -115,6 +135,44 @@ class FabricSimulatorImpl : public SimulatorImpl
      * \p lanes <= 1 runs everything on the caller's thread, as without.
      */
     void SetLanes(uint32_t lanes, const std::vector<uint32_t>& laneOf, Time lookahead);
+    /**
+     * Sets the order of events of one time. Keyed needs TimingWheelScheduler;
+     * events already queued keep their order (their uid is their key). Before
+     * SetLanes and outside Run.
+     */
+    void SetEventOrder(EventOrder order);
+    EventOrder GetEventOrder() const { return m_keyed ? KEYED : INSERTION; }
+    bool Keyed() const { return m_keyed; }
+    /** First key source of frame arrivals: source kPortSource + port, see PortKey. */
+    static constexpr uint32_t kPortSource = 1u << 23;
+    /** The key of the \p seq-th frame port \p port (< 2^23) sent. */
+    static uint64_t PortKey(uint32_t port, uint64_t seq)
+    {
+        return (uint64_t(kPortSource + port) << kKeyBits) | seq;
+    }
+    /**
+     * Keyed order: schedules \p event for \p context at absolute time step
+     * \p ts with key \p order, from the running loop.
+     */
+    void ScheduleKeyedHere(uint32_t context, uint64_t ts, EventImpl* event, uint64_t order)
+    {
+        if (Lane* lane = t_lane)
+        {
+            LaneInsertKeyed(*lane, ts, context, event, order);
+            return;
+        }
+        InsertKeyed(ts, context, event, order);
+    }
+    /**
+     * Keyed order with lanes: after each window lane i calls flush[i](end),
+     * every event before time step end having run; it brings the lane's
+     * ports on links to other lanes up to date (their departures before
+     * end) and returns the earliest time step at which one of them may
+     * start a frame it has not sent yet (never before end; ~0 for none).
+     * The lookahead must not exceed those links' delay.
+     */
+    void SetLaneFlush(std::vector<std::function<uint64_t(uint64_t)>> flush);
+
     /** Whether contexts \p a and \p b run on different lanes. */
     bool CrossLane(uint32_t a, uint32_t b) const
     {
@@ -166,6 +224,17 @@ class FabricSimulatorImpl : public SimulatorImpl
     void DoDispose() override;
 
   private:
+    static constexpr uint32_t kKeyBits = 40; //!< a key: source << 40 | count
+    using Entry = TimingWheelScheduler::Entry;
+    /** InOrder work of a keyed lane, run at the barrier in (ts, group, seq) order. */
+    struct KeyedDeferred
+    {
+        uint64_t ts;
+        uint64_t group; //!< its event's group (RunKeyedWindow)
+        uint32_t seq;   //!< its place in its lane's list
+        uint32_t context;
+        std::function<void()> fn;
+    };
     /** An insertion made by an event of a lane during a window. */
     struct Insertion
     {
@@ -229,11 +298,45 @@ class FabricSimulatorImpl : public SimulatorImpl
         uint32_t pos = 0;    //!< merge: next executed event
         uint32_t dpos = 0;   //!< merge: next deferred work
         uint32_t cursor = 0; //!< merge: first insertion of the next executed event
+        // Keyed order
+        uint64_t group = 0;    //!< the running event's group: the largest key run at its time
+        uint64_t groupTs = std::numeric_limits<uint64_t>::max(); //!< that time
+        uint64_t endOrder = 0; //!< window: events before (end, endOrder) run
+        uint64_t pending = 0;  //!< the flush's earliest unsent start
+        /** By window parity, per target lane (index lanes: no lane). */
+        std::vector<Entry> out[2][kMaxLanes + 1];
+        uint64_t outMin[2][kMaxLanes + 1];
+        std::vector<KeyedDeferred> kdeferred;
     };
+
+    /** The key source of events scheduled now by the main thread (counters sized for it). */
+    uint32_t MainSource();
+    /** The next key of source \p source. */
+    uint64_t NextKey(uint32_t source)
+    {
+        return (uint64_t(source) << kKeyBits) | ++m_counters[size_t(source) * m_counterStride];
+    }
+    /** EventId's uid for key \p order (never one of ns-3's reserved uids). */
+    static uint32_t KeyUid(uint64_t order) { return uint32_t(order) | 0x80000000u; }
+    /** Keyed: inserts from the main thread (set-up, global events, barriers). */
+    uint32_t InsertKeyed(uint64_t ts, uint32_t context, EventImpl* event, uint64_t order);
+    /** Keyed: inserts from an event of \p lane (its wheel now, or another lane's at the barrier). */
+    uint32_t LaneInsertKeyed(Lane& lane, uint64_t ts, uint32_t context, EventImpl* event, uint64_t order);
+    void RunKeyed();
+    void RunKeyedLanes();
+    void RunKeyedWindow(Lane& lane);
+    /** Queues at \p lane what the other lanes' last window scheduled for it. */
+    void TakeKeyedIncoming(Lane& lane, uint32_t parity);
+    /** At a barrier: the window's events for no lane, then its InOrder work in order. */
+    void KeyedBarrier(uint32_t parity);
 
     /** Inserts \p event at absolute time \p ts with \p context and the next uid. */
     uint32_t Insert(uint64_t ts, uint32_t context, EventImpl* event)
     {
+        if (m_keyed)
+        {
+            return InsertKeyed(ts, context, event, NextKey(MainSource()));
+        }
         if (!m_laneOf.empty())
         {
             const uint32_t uid = m_uid++;
@@ -252,6 +355,12 @@ class FabricSimulatorImpl : public SimulatorImpl
     /** Insert from an event running on \p lane: queued now or at the barrier. */
     uint32_t LaneInsert(Lane& lane, uint64_t ts, uint32_t context, EventImpl* event)
     {
+        if (m_keyed)
+        {
+            NS_ABORT_MSG_IF(lane.context == Simulator::NO_CONTEXT,
+                            "FabricSimulatorImpl: a lane's flush may only send frames");
+            return LaneInsertKeyed(lane, ts, context, event, NextKey(lane.context + 2));
+        }
         WindowLog& log = *lane.now;
         const uint32_t k = static_cast<uint32_t>(log.ins.size());
         const uint32_t uid = m_windowUid + k; // provisional
@@ -360,6 +469,12 @@ class FabricSimulatorImpl : public SimulatorImpl
     bool m_merging = false;
     std::vector<std::vector<Insertion>> m_mergeIns; //!< per lane: scheduled by InOrder work
     Insertion m_lastRouted{}; //!< RouteInsert's last (ScheduleTwinOfLast)
+    // Keyed order
+    bool m_keyed = false;
+    std::vector<uint64_t> m_counters; //!< per key source (0: no context, 1: InOrder, 2 + node)
+    size_t m_counterStride = 1;       //!< 8 with lanes: one cache line per source
+    bool m_inOrderWork = false;       //!< InOrder work runs: its events take source 1
+    std::vector<std::function<uint64_t(uint64_t)>> m_flush;
 
     static FabricSimulatorImpl* s_running; //!< set by Run while it runs
     // initial-exec: one load per access from the model's per-packet code

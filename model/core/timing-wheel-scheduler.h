@@ -18,6 +18,13 @@
  * insertion order; the bucket head and the heap top are compared on the
  * full key at each removal. Any simulation gives the same results as with
  * ns3::MapScheduler or ns3::PriorityQueueScheduler (tested).
+ *
+ * Keyed order (SetKeyed, for FabricSimulatorImpl's EventOrder "Keyed"):
+ * ties are broken by a 64-bit key given with each event (InsertEntry)
+ * instead of by insertion order. Events still join their bucket at its
+ * tail; a bucket is sorted by key once, when it becomes the earliest (a
+ * bucket holds the ties of one time step: ~9 events in a busy fabric), and
+ * kept sorted while it is consumed.
  */
 #ifndef METAROCE_TIMING_WHEEL_SCHEDULER_H
 #define METAROCE_TIMING_WHEEL_SCHEDULER_H
@@ -43,6 +50,25 @@ class TimingWheelScheduler final : public Scheduler
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
 
+    /** One queued event: its object, time, tie key (the uid unless keyed) and context. */
+    struct Entry
+    {
+        EventImpl* impl;
+        uint64_t ts;
+        uint64_t order;
+        uint32_t context;
+    };
+    /** Ties are broken by Entry::order, in any insertion order. Before the first Insert. */
+    void SetKeyed();
+    void InsertEntry(const Entry& e);
+    /** The next event's entry (not empty). */
+    Entry PeekEntry() const;
+    /**
+     * Removes the next event into \p out if it comes before (\p ts, \p order)
+     * (\p order 0: before \p ts); else false.
+     */
+    bool PopBefore(uint64_t ts, uint64_t order, Entry& out);
+
     /**
      * RemoveNext if the next event comes before (\p ts, \p uid), i.e. its
      * time is before \p ts, or equal with a uid below \p uid (\p uid 0:
@@ -57,7 +83,10 @@ class TimingWheelScheduler final : public Scheduler
 
     struct Node
     {
-        Event ev;
+        EventImpl* impl;
+        uint64_t ts;
+        uint64_t order;
+        uint32_t context;
         uint32_t next;
     };
 
@@ -81,8 +110,11 @@ class TimingWheelScheduler final : public Scheduler
     /** Prefetches the next event's object after bucket \p b's head left. */
     void Prefetch(uint32_t b) const;
     void PopBucketHead(uint32_t b);
+    /** Keyed: sorts bucket \p b (the earliest) by key, unless it is already. */
+    void EnsureSorted(uint32_t b);
     /** Removes the first event: the heap's top if \p heap, else bucket \p b's head. */
-    Event PopFirst(uint32_t b, bool heap);
+    Entry PopFirst(uint32_t b, bool heap);
+    static Event ToEvent(const Entry& e);
 
     std::vector<Bucket> m_buckets;
     std::vector<uint64_t> m_bitmap;  //!< one bit per bucket: non-empty
@@ -92,7 +124,11 @@ class TimingWheelScheduler final : public Scheduler
     uint64_t m_mask = 0;            //!< buckets - 1
     uint64_t m_base = 0;            //!< window start: timestamp of the last removed event
     uint64_t m_inWheel = 0;         //!< events in buckets
-    std::vector<Event> m_heap;      //!< events at or beyond the window's end, min-heap
+    std::vector<Entry> m_heap;      //!< events at or beyond the window's end, min-heap
+    bool m_keyed = false;           //!< ties by Entry::order (else insertion order is)
+    uint32_t m_sortedSlot = kNil;   //!< keyed: the bucket sorted (the earliest) ...
+    uint64_t m_sortedTs = 0;        //!< ... and its time: insertions there keep it sorted
+    std::vector<uint32_t> m_scratch; //!< EnsureSorted's
 };
 
 } // namespace ns3

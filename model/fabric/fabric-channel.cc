@@ -39,6 +39,10 @@ void
 FabricChannel::Attach(Ptr<FabricPort> port)
 {
     NS_ABORT_MSG_IF(m_attached >= 2, "FabricChannel: a link has exactly two ports");
+    // A port's frames are keyed by 2 x channel id + side (FabricSimulatorImpl::PortKey).
+    NS_ABORT_MSG_IF(GetId() >= FabricSimulatorImpl::kPortSource / 2,
+                    "FabricChannel: more than " << FabricSimulatorImpl::kPortSource / 2
+                                                << " channels");
     m_ports[m_attached] = port;
     m_peerContext[m_attached] = port->GetNode() ? port->GetNode()->GetId() : 0;
     ++m_attached;
@@ -222,6 +226,20 @@ FabricChannel::Transmit(const FabricPort* from,
     {
         const uint32_t fromContext = m_peerContext[1 - to];
         const bool cut = sim->CrossLane(fromContext, m_peerContext[to]);
+        if (sim->Keyed())
+        {
+            // The n-th frame of this port: the same key whoever computes the
+            // departure, and whenever (a port between lanes catches up at
+            // each barrier instead of at its previous frame's arrival).
+            FrameArrival* arrival =
+                FrameArrival::Make(this, to, std::move(frame), info, m_epoch, atNs, !cut);
+            sim->ScheduleKeyedHere(m_peerContext[to],
+                                   static_cast<uint64_t>(NanoSeconds(atNs).GetTimeStep()),
+                                   arrival,
+                                   FabricSimulatorImpl::PortKey(2 * GetId() + (1 - to),
+                                                                m_sent[1 - to]));
+            return;
+        }
         FrameArrival* arrival =
             FrameArrival::Make(this, to, std::move(frame), info, m_epoch, atNs, !cut);
         sim->ScheduleWithContextHere(m_peerContext[to], delay, arrival); // one call a hop
