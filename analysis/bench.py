@@ -2,6 +2,7 @@
 """metaroce-bench: the fixed benchmark scenarios, one JSON line each.
 
     analysis/bench.py [--only N] [--scheduler TYPE] [--repeat R] [--threads T]
+                      [--event-order insertion|keyed]
 
 1. fabric saturated with test traffic, no transport, 64 hosts x 8 planes
    (build/examples/metaroce-fabric-bench, 200 us);
@@ -27,6 +28,11 @@ each, identical results; docs/performance.md, "Lanes"); the other scenarios
 run on one thread (scenario 1 is a separate program; 3 and 4 are refused
 lanes: RoCEv2 Packets, loss models). Each line says its "threads".
 
+--event-order keyed runs scenarios 2-4 with keyed order (docs/performance.md,
+"Keyed order": ties broken by who scheduled an event, results independent of
+the number of lanes, windows a link's delay long); each line says its
+"event_order". Scenario 1 has no transport and keeps ns-3's order.
+
 --repeat R runs each scenario R times in a row and prints the run with the
 median wall time, plus every run's packet_hops_per_s (and the bare event
 rates' medians): on a shared host one run can be 30 % off. The runs must
@@ -51,7 +57,7 @@ SCENARIOS = [
 ]
 
 
-def run(index, name, experiment, scheduler, threads=1):
+def run(index, name, experiment, scheduler, threads=1, order="insertion"):
     if experiment is None:
         cmd = [os.path.join(BUILD, "metaroce-fabric-bench")]
         if scheduler:
@@ -61,6 +67,7 @@ def run(index, name, experiment, scheduler, threads=1):
         r["scenario"] = name
         r["connections"] = 0
         r["threads"] = 1
+        r["event_order"] = "insertion"
         return r
     with tempfile.TemporaryDirectory() as d:
         cmd = [os.path.join(BUILD, "metaroce-run"), os.path.join(ROOT, "experiments", "bench",
@@ -70,6 +77,8 @@ def run(index, name, experiment, scheduler, threads=1):
             cmd += ["--set", f"scheduler={scheduler}"]
         if threads > 1:
             cmd += ["--set", f"threads={threads}"]
+        if order != "insertion":
+            cmd += ["--set", f"event_order={order}"]
         subprocess.run(cmd, capture_output=True, text=True, check=True)
         with open(os.path.join(d, "results.json")) as f:
             s = json.load(f)["summary"]
@@ -86,6 +95,7 @@ def run(index, name, experiment, scheduler, threads=1):
         "bytes_per_connection": s["bytes_per_connection"],
         "goodput_gbps": s["goodput_gbps"],
         "threads": threads,
+        "event_order": order,
     }
 
 
@@ -141,6 +151,8 @@ def main():
                     help="runs per scenario; the median one is printed (default 1)")
     ap.add_argument("--threads", type=int, default=1,
                     help="lanes (threads) for scenario 2 (default 1)")
+    ap.add_argument("--event-order", choices=["insertion", "keyed"], default="insertion",
+                    help="order of simultaneous events for scenarios 2-4 (default insertion)")
     args = ap.parse_args()
     if args.repeat < 1:
         ap.error(f"--repeat: expected a positive number of runs, got {args.repeat}")
@@ -152,7 +164,8 @@ def main():
         if args.only and i not in args.only:
             continue
         threads = args.threads if lanes else 1
-        runs = [run(i, name, exp, args.scheduler, threads) for _ in range(args.repeat)]
+        runs = [run(i, name, exp, args.scheduler, threads, args.event_order)
+                for _ in range(args.repeat)]
         print(json.dumps(summarize(runs)), flush=True)
 
 
