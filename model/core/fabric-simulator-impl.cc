@@ -305,21 +305,14 @@ FabricSimulatorImpl::Run()
     m_mainThreadId = std::this_thread::get_id();
     TakeForeignEvents();
     m_stop = false;
-    if (m_keyed)
-    {
-        if (m_lanes.empty())
-        {
-            RunKeyed();
-        }
-        else
-        {
-            RunKeyedLanes();
-        }
-        return;
-    }
     if (!m_lanes.empty())
     {
         RunLanes();
+        return;
+    }
+    if (m_keyed)
+    {
+        RunKeyed();
         return;
     }
     s_running = this;
@@ -813,12 +806,10 @@ FabricSimulatorImpl::RunWindow(Lane& lane)
 {
     TimingWheelScheduler& events = *lane.events;
     WindowLog& log = *lane.now;
-    const uint64_t end = lane.end;
-    const uint32_t endUid = lane.endUid;
-    Scheduler::Event next;
-    while (events.RemoveNextBefore(end, endUid, next))
+    Entry next;
+    while (events.PopBefore(lane.end, lane.endOrder, next))
     {
-        uint32_t context = next.key.m_context;
+        uint32_t context = next.context;
         uint32_t twin = 0;
         if (IsTwin(context))
         {
@@ -829,11 +820,12 @@ FabricSimulatorImpl::RunWindow(Lane& lane)
         {
             ++lane.eventCount;
         }
-        lane.ts = next.key.m_ts;
+        const uint32_t uid = static_cast<uint32_t>(next.order);
+        lane.ts = next.ts;
         lane.context = context;
-        lane.uid = next.key.m_uid;
+        lane.uid = uid;
         lane.current = next.impl;
-        log.exec.push_back(Executed{next.key.m_ts, next.key.m_uid, 0, 0, twin});
+        log.exec.push_back(Executed{next.ts, uid, 0, 0, twin});
         next.impl->Invoke();
         next.impl->Unref();
     }
@@ -984,23 +976,92 @@ FabricSimulatorImpl::RunGlobal(const Scheduler::Event& next)
     TakeForeignEvents();
 }
 
+uint64_t
+FabricSimulatorImpl::LanesNextTime(bool queued) const
+{
+    // The earliest event of any lane, including what the last window
+    // scheduled for lanes and has not queued there yet.
+    uint64_t t = std::numeric_limits<uint64_t>::max();
+    const uint32_t prev = m_parity ^ 1;
+    for (const auto& lane : m_lanes)
+    {
+        if (!lane->events->IsEmpty())
+        {
+            t = std::min(t, lane->events->PeekEntry().ts);
+        }
+        for (const auto& from : m_lanes)
+        {
+            if (!queued)
+            {
+                t = std::min(t,
+                             m_keyed ? from->outMin[prev][lane->index]
+                                     : from->log[prev].minTo[lane->index]);
+            }
+        }
+        if (m_keyed)
+        {
+            // A port between lanes may start a frame without an event; its
+            // arrival is at least a link's delay later.
+            t = std::min(t, lane->pending);
+            continue;
+        }
+        t = std::min(t, lane->lateTs);
+        for (const Insertion& in : m_mergeIns[lane->index])
+        {
+            t = std::min(t, in.ts);
+        }
+    }
+    return t;
+}
+
 void
 FabricSimulatorImpl::RunLanes()
 {
     constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
     s_running = this;
     const uint32_t n = static_cast<uint32_t>(m_lanes.size());
-    bool queued = true; // the last merged window is queued at its targets
-    const std::function<void(uint32_t)> job = [this, &queued](uint32_t i) {
+    auto* global = static_cast<TimingWheelScheduler*>(PeekPointer(m_events));
+    bool queued = true; // the last window's insertions are queued at their lanes
+    for (auto& lane : m_lanes)
+    {
+        // Keyed: set-up may have queued frames at a port between lanes.
+        lane->pending = m_flush.empty() ? kNever : m_currentTs;
+    }
+    auto take = [this](Lane& lane) {
+        if (m_keyed)
+        {
+            TakeKeyedIncoming(lane, m_parity ^ 1);
+        }
+        else
+        {
+            TakeIncoming(lane);
+        }
+    };
+    const std::function<void(uint32_t)> job = [this, &queued, &take](uint32_t i) {
         Lane& lane = *m_lanes[i];
         t_lane = &lane;
         if (!queued)
         {
-            TakeIncoming(lane);
+            take(lane);
         }
-        lane.now = &lane.log[m_parity];
-        lane.now->Clear(static_cast<uint32_t>(m_lanes.size()));
-        RunWindow(lane);
+        if (m_keyed)
+        {
+            RunKeyedWindow(lane);
+            lane.pending = kNever;
+            if (!m_flush.empty())
+            {
+                // Only frames may be sent here (their keys are the ports').
+                lane.context = Simulator::NO_CONTEXT;
+                lane.pending = m_flush[i](lane.end);
+                NS_ASSERT(lane.pending >= lane.end);
+            }
+        }
+        else
+        {
+            lane.now = &lane.log[m_parity];
+            lane.now->Clear(static_cast<uint32_t>(m_lanes.size()));
+            RunWindow(lane);
+        }
         t_lane = nullptr;
     };
     auto queueAll = [&] {
@@ -1008,71 +1069,67 @@ FabricSimulatorImpl::RunLanes()
         {
             for (auto& lane : m_lanes)
             {
-                TakeIncoming(*lane);
+                take(*lane);
             }
             queued = true;
         }
     };
     while (!m_stop)
     {
-        uint64_t laneMin = kNever;
-        const uint32_t prev = m_parity ^ 1;
-        for (auto& lane : m_lanes)
-        {
-            laneMin = std::min(laneMin, lane->lateTs);
-            for (const auto& other : m_lanes)
-            {
-                if (!queued) // the last window's insertions, not yet at their lanes
-                {
-                    laneMin = std::min(laneMin, other->log[prev].minTo[lane->index]);
-                }
-            }
-            for (const Insertion& in : m_mergeIns[lane->index])
-            {
-                laneMin = std::min(laneMin, in.ts);
-            }
-            if (!lane->events->IsEmpty())
-            {
-                laneMin = std::min(laneMin, lane->events->PeekNext().key.m_ts);
-            }
-        }
-        const bool global = !m_events->IsEmpty();
-        if (laneMin == kNever && !global)
+        const uint64_t laneMin = LanesNextTime(queued);
+        const bool hasGlobal = !global->IsEmpty();
+        if (laneMin == kNever && !hasGlobal)
         {
             break;
         }
         uint64_t end = laneMin > kNever - m_lookahead ? kNever : laneMin + m_lookahead;
-        uint32_t endUid = 0;
-        if (global)
+        uint64_t endOrder = 0; // the global event's key (uid) if it ends the window
+        if (hasGlobal)
         {
-            const Scheduler::Event g = m_events->PeekNext();
-            if (g.key.m_ts <= end)
+            const Entry g = global->PeekEntry();
+            if (g.ts <= end)
             {
-                end = g.key.m_ts;
-                endUid = g.key.m_uid;
+                end = g.ts;
+                endOrder = g.order;
+                NS_ASSERT(endOrder != 0);
             }
         }
-        if (laneMin < end || (laneMin == end && endUid != 0))
+        if (laneMin < end || (laneMin == end && endOrder != 0))
         {
             m_windowUid = m_uid;
             m_windowEnd = end;
             for (auto& lane : m_lanes)
             {
                 lane->end = end;
-                lane->endUid = endUid;
+                lane->endOrder = endOrder;
             }
             LaneThreads::Get().Run(n, job);
-            Merge();
+            if (m_keyed)
+            {
+                KeyedBarrier(m_parity);
+            }
+            else
+            {
+                Merge();
+            }
             queued = false;
             m_parity ^= 1;
             ++m_windows;
         }
-        if (endUid != 0)
+        if (endOrder != 0)
         {
             // The window stopped at the global event: it runs alone, with the
             // lanes' queues complete (it may look at them).
             queueAll();
             RunGlobal(m_events->RemoveNext());
+            for (auto& lane : m_lanes)
+            {
+                if (!m_flush.empty())
+                {
+                    // It may have queued frames at a port between lanes.
+                    lane->pending = std::min(lane->pending, m_currentTs);
+                }
+            }
         }
     }
     queueAll();
@@ -1450,130 +1507,6 @@ FabricSimulatorImpl::KeyedBarrier(uint32_t parity)
     for (auto& lane : m_lanes)
     {
         lane->kdeferred.clear();
-    }
-}
-
-void
-FabricSimulatorImpl::RunKeyedLanes()
-{
-    constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
-    s_running = this;
-    const uint32_t n = static_cast<uint32_t>(m_lanes.size());
-    auto* global = static_cast<TimingWheelScheduler*>(PeekPointer(m_events));
-    bool queued = true; // the last window's insertions for other lanes are queued there
-    for (auto& lane : m_lanes)
-    {
-        // Set-up may have queued frames at a port between lanes: catch up first.
-        lane->pending = m_flush.empty() ? kNever : m_currentTs;
-    }
-    const std::function<void(uint32_t)> job = [this, &queued](uint32_t i) {
-        Lane& lane = *m_lanes[i];
-        t_lane = &lane;
-        if (!queued)
-        {
-            TakeKeyedIncoming(lane, m_parity ^ 1);
-        }
-        RunKeyedWindow(lane);
-        if (!m_flush.empty())
-        {
-            // Only frames may be sent here (their keys are the ports').
-            lane.context = Simulator::NO_CONTEXT;
-            lane.pending = m_flush[i](lane.end);
-            NS_ASSERT(lane.pending >= lane.end);
-        }
-        else
-        {
-            lane.pending = std::numeric_limits<uint64_t>::max();
-        }
-        t_lane = nullptr;
-    };
-    auto queueAll = [&] {
-        if (!queued)
-        {
-            for (auto& lane : m_lanes)
-            {
-                TakeKeyedIncoming(*lane, m_parity ^ 1);
-            }
-            queued = true;
-        }
-    };
-    while (!m_stop)
-    {
-        // The next window starts at the earliest event, or the earliest frame
-        // a port between lanes may start without an event (its arrival is
-        // then at least a link's delay later).
-        uint64_t laneMin = kNever;
-        const uint32_t prev = m_parity ^ 1;
-        for (auto& lane : m_lanes)
-        {
-            laneMin = std::min(laneMin, lane->pending);
-            if (!lane->events->IsEmpty())
-            {
-                laneMin = std::min(laneMin, lane->events->PeekEntry().ts);
-            }
-            if (!queued)
-            {
-                for (const auto& from : m_lanes)
-                {
-                    laneMin = std::min(laneMin, from->outMin[prev][lane->index]);
-                }
-            }
-        }
-        const bool hasGlobal = !global->IsEmpty();
-        if (laneMin == kNever && !hasGlobal)
-        {
-            break;
-        }
-        uint64_t end = laneMin > kNever - m_lookahead ? kNever : laneMin + m_lookahead;
-        uint64_t endOrder = 0;
-        if (hasGlobal)
-        {
-            const Entry g = global->PeekEntry();
-            if (g.ts <= end)
-            {
-                end = g.ts;
-                endOrder = g.order;
-                NS_ASSERT(endOrder != 0);
-            }
-        }
-        if (laneMin < end || (laneMin == end && endOrder != 0))
-        {
-            m_windowEnd = end;
-            for (auto& lane : m_lanes)
-            {
-                lane->end = end;
-                lane->endOrder = endOrder;
-            }
-            LaneThreads::Get().Run(n, job);
-            queued = false;
-            KeyedBarrier(m_parity);
-            m_parity ^= 1;
-            ++m_windows;
-        }
-        if (endOrder != 0)
-        {
-            // The window stopped at the global event: it runs alone, with the
-            // lanes' queues complete (it may look at them).
-            queueAll();
-            RunGlobal(global->RemoveNext());
-            for (auto& lane : m_lanes)
-            {
-                if (!m_flush.empty())
-                {
-                    // It may have queued frames at a port between lanes.
-                    lane->pending = std::min(lane->pending, m_currentTs);
-                }
-            }
-        }
-    }
-    queueAll();
-    s_running = nullptr;
-    if (!m_stop)
-    {
-        for (auto& lane : m_lanes)
-        {
-            m_currentTs = std::max(m_currentTs, lane->ts);
-        }
     }
 }
 

@@ -288,8 +288,8 @@ class FabricSimulatorImpl : public SimulatorImpl
         uint32_t uid = 0;
         uint32_t context = 0;
         const EventImpl* current = nullptr;
-        uint64_t end = 0;    //!< window: events before (end, endUid) run
-        uint32_t endUid = 0; //!< 0: only events before end
+        uint64_t end = 0;      //!< window: events before (end, endOrder) run
+        uint64_t endOrder = 0; //!< key (uid) of the global event ending it; 0: events before end
         uint64_t eventCount = 0;
         WindowLog log[2];
         WindowLog* now = &log[0];     //!< this window's
@@ -301,7 +301,6 @@ class FabricSimulatorImpl : public SimulatorImpl
         // Keyed order
         uint64_t group = 0;    //!< the running event's group: the largest key run at its time
         uint64_t groupTs = std::numeric_limits<uint64_t>::max(); //!< that time
-        uint64_t endOrder = 0; //!< window: events before (end, endOrder) run
         uint64_t pending = 0;  //!< the flush's earliest unsent start
         /** By window parity, per target lane (index lanes: no lane). */
         std::vector<Entry> out[2][kMaxLanes + 1];
@@ -323,7 +322,8 @@ class FabricSimulatorImpl : public SimulatorImpl
     /** Keyed: inserts from an event of \p lane (its wheel now, or another lane's at the barrier). */
     uint32_t LaneInsertKeyed(Lane& lane, uint64_t ts, uint32_t context, EventImpl* event, uint64_t order);
     void RunKeyed();
-    void RunKeyedLanes();
+    /** The earliest time a lane has an event, or (keyed) a port between lanes may send. */
+    uint64_t LanesNextTime(bool queued) const;
     void RunKeyedWindow(Lane& lane);
     /** Queues at \p lane what the other lanes' last window scheduled for it. */
     void TakeKeyedIncoming(Lane& lane, uint32_t parity);

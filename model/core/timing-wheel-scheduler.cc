@@ -415,18 +415,6 @@ TimingWheelScheduler::PopBefore(uint64_t ts, uint64_t order, Entry& out)
     return true;
 }
 
-bool
-TimingWheelScheduler::RemoveNextBefore(uint64_t ts, uint32_t uid, Event& out)
-{
-    Entry e;
-    if (!PopBefore(ts, uid, e))
-    {
-        return false;
-    }
-    out = ToEvent(e);
-    return true;
-}
-
 void
 TimingWheelScheduler::Remove(const Event& ev)
 {

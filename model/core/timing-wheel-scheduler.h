@@ -69,12 +69,6 @@ class TimingWheelScheduler final : public Scheduler
      */
     bool PopBefore(uint64_t ts, uint64_t order, Entry& out);
 
-    /**
-     * RemoveNext if the next event comes before (\p ts, \p uid), i.e. its
-     * time is before \p ts, or equal with a uid below \p uid (\p uid 0:
-     * only before \p ts); else false. One look for FabricSimulatorImpl's lanes.
-     */
-    bool RemoveNextBefore(uint64_t ts, uint32_t uid, Event& out);
     /** Whether \p impl is queued at \p ts (FabricSimulatorImpl's lanes ask; O(events at ts)). */
     bool Contains(uint64_t ts, const EventImpl* impl) const;
 
