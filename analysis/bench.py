@@ -24,8 +24,7 @@ machine is noisy; compare ratios within one run (docs/performance.md).
 Each scenario runs in its own process, so peak memory is its own.
 
 --threads T runs scenario 2 on T lanes of FabricSimulatorImpl (one thread
-each, identical results; docs/performance.md, "Lanes"; it needs
---event-order keyed); the other scenarios
+each, identical results; docs/performance.md, "Lanes"); the other scenarios
 run on one thread (scenario 1 is a separate program; 3 and 4 are refused
 lanes: RoCEv2 Packets, loss models). Each line says its "threads".
 
@@ -161,8 +160,6 @@ def main():
         print(json.dumps(calibrate(args.scheduler, args.repeat)), flush=True)
     if args.threads < 1:
         ap.error(f"--threads: expected a positive number, got {args.threads}")
-    if args.threads > 1 and args.event_order != "keyed":
-        ap.error("--threads above 1 needs --event-order keyed (docs/performance.md, \"Lanes\")")
     for i, (name, exp, lanes) in enumerate(SCENARIOS, 1):
         if args.only and i not in args.only:
             continue

@@ -509,15 +509,6 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
         {
             refuse("lanes need \"scheduler\": \"ns3::TimingWheelScheduler\"");
         }
-        if (!spec.keyedOrder)
-        {
-            // Lanes in ns-3's insertion order gave results different from
-            // one thread's on a plane failure with every message posted at
-            // the start (docs/performance.md, "Lanes"): not offered until
-            // that is found.
-            refuse("lanes need \"event_order\": \"keyed\" (with insertion order they "
-                   "are not yet exact in every case)");
-        }
         if (spec.transport != "metaroce")
         {
             refuse("lanes run MetaRoCE only: RoCEv2 and PFC build ns-3 Packets, whose "

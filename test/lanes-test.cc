@@ -58,6 +58,7 @@ class LaneProgram
         Simulator::SetScheduler(wheel);
         m_nodes.assign(kNodes, Node{});
         m_global.clear();
+        m_samples = 0;
         for (uint32_t n = 0; n < kNodes; ++n)
         {
             m_nodes[n].rng.seed(m_seed * 131 + n);
@@ -135,6 +136,20 @@ class LaneProgram
             os << " " << n.fired;
         }
         Global(os.str());
+        // A global event scheduling for a node within the next window (its
+        // lane must queue it before running that window: a bug in session
+        // 6's lanes let such an event wait a window and run out of order).
+        Node& to = m_nodes[m_samples % kNodes];
+        const uint32_t n = static_cast<uint32_t>(m_samples++ % kNodes);
+        if (to.next < 1000 * int(n + 1) + 300)
+        {
+            Simulator::ScheduleWithContext(n,
+                                           NanoSeconds(m_samples % (kLookaheadNs + 2)),
+                                           &LaneProgram::Fire,
+                                           this,
+                                           n,
+                                           to.next++);
+        }
     }
 
     void Fire(uint32_t self, int label)
@@ -219,6 +234,7 @@ class LaneProgram
     }
 
     uint32_t m_seed;
+    uint64_t m_samples = 0;
     std::vector<Node> m_nodes;
     std::vector<std::string> m_global;
 };
@@ -274,6 +290,25 @@ TEST_CASE("Lanes: keyed order, a random program of nodes logs the same on 1, 2 a
     }
 }
 
+TEST_CASE("Lanes: an all-to-all gives identical results on 1, 2 and 3 threads", "[lanes][runner]")
+{
+    const nlohmann::json one = AllToAll(1);
+    REQUIRE(one["summary"]["events"].get<uint64_t>() > 20000);
+    CHECK(AllToAll(2) == one);
+    CHECK(AllToAll(3) == one);
+}
+
+TEST_CASE("Lanes: a plane failing and coming back gives identical results on 2 threads",
+          "[lanes][runner]")
+{
+    // Failures are events without a node: they run alone, between windows.
+    const nlohmann::json failure = nlohmann::json::parse(R"({
+      "failures": [{"what": "plane", "target": 1, "at": "8us", "until": "20us"}]
+    })");
+    const nlohmann::json one = AllToAll(1, failure);
+    CHECK(AllToAll(2, failure) == one);
+}
+
 TEST_CASE("Lanes: keyed order, an all-to-all and a plane failure give identical results on 1, 2 "
           "and 3 threads",
           "[lanes][runner]")
@@ -317,7 +352,7 @@ TEST_CASE("Lanes: what lanes cannot run exactly is refused, naming the key", "[l
           "name": "lanes", "fabric": "topologies/tiny-2p.json",
           "transport": {"type": "metaroce"},
           "workload": {"type": "all_to_all", "message_bytes": 65536},
-          "duration": "30us", "threads": 2, "event_order": "keyed"})");
+          "duration": "30us", "threads": 2})");
         j.merge_patch(nlohmann::json::parse(extra));
         try
         {
@@ -330,8 +365,7 @@ TEST_CASE("Lanes: what lanes cannot run exactly is refused, naming the key", "[l
         return std::string();
     };
     CHECK(refused("{}").empty());
-    CHECK_THAT(refused(R"({"event_order": "insertion"})"),
-               Catch::Contains("/threads") && Catch::Contains("keyed"));
+    CHECK(refused(R"({"event_order": "keyed"})").empty());
     CHECK_THAT(refused(R"({"transport": {"type": "rocev2"}})"),
                Catch::Contains("/threads") && Catch::Contains("RoCEv2"));
     CHECK_THAT(refused(R"({"workload": {"type": "all_reduce"}})"), Catch::Contains("/threads"));
@@ -341,7 +375,7 @@ TEST_CASE("Lanes: what lanes cannot run exactly is refused, naming the key", "[l
     CHECK(refused(R"({"workload": {"type": "permutation", "messages_per_flow": 2}})").empty());
     CHECK_THAT(refused(R"({"loss": {"rate": 0.01}})"), Catch::Contains("/threads"));
     CHECK_THAT(refused(R"({"stop": "workload_done"})"), Catch::Contains("/threads"));
-    CHECK_THAT(refused(R"({"scheduler": "ns3::MapScheduler", "event_order": "insertion"})"),
+    CHECK_THAT(refused(R"({"scheduler": "ns3::MapScheduler"})"),
                Catch::Contains("/threads") && Catch::Contains("TimingWheelScheduler"));
     CHECK_THAT(refused(R"({"event_order": "random"})"), Catch::Contains("/event_order"));
     CHECK_THAT(refused(R"({"event_order": "keyed", "scheduler": "ns3::MapScheduler"})"),

@@ -793,9 +793,18 @@ FabricSimulatorImpl::TakeIncoming(Lane& lane)
         advance(from);
     }
     extra.clear();
+    QueueLate(lane);
+}
+
+void
+FabricSimulatorImpl::QueueLate(Lane& lane)
+{
+    // Scheduled from outside the lanes since the last window (a global
+    // event, set-up): their uids come after every insertion queued so far.
     for (const Insertion& in : lane.late)
     {
-        events.Insert(Scheduler::Event{in.impl, Scheduler::EventKey{in.ts, in.parent, in.context}});
+        lane.events->Insert(
+            Scheduler::Event{in.impl, Scheduler::EventKey{in.ts, in.parent, in.context}});
     }
     lane.late.clear();
     lane.lateTs = std::numeric_limits<uint64_t>::max();
@@ -1043,6 +1052,12 @@ FabricSimulatorImpl::RunLanes()
         if (!queued)
         {
             take(lane);
+        }
+        else if (!lane.late.empty())
+        {
+            // What a global event scheduled after the last window was queued
+            // (queueAll): it may fall inside this window.
+            QueueLate(lane);
         }
         if (m_keyed)
         {

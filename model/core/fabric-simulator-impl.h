@@ -433,6 +433,8 @@ class FabricSimulatorImpl : public SimulatorImpl
     void Merge();
     /** Queues at \p lane what the merged window and the global events scheduled for it. */
     void TakeIncoming(Lane& lane);
+    /** Queues at \p lane what was scheduled for it from outside the lanes. */
+    void QueueLate(Lane& lane);
     void RunGlobal(const Scheduler::Event& next);
     Lane* LaneOfEvent(const EventId& id) const;
     void RemoveFromLanes(const EventId& id);
