@@ -168,7 +168,8 @@ class FabricSimulatorImpl : public SimulatorImpl
      * every event before time step end having run; it brings the lane's
      * ports on links to other lanes up to date (their departures before
      * end) and returns the earliest time step at which one of them may
-     * start a frame it has not sent yet (never before end; ~0 for none).
+     * start a frame it has not sent yet (at or after end; the largest
+     * uint64_t if none).
      * The lookahead must not exceed those links' delay.
      */
     void SetLaneFlush(std::vector<std::function<uint64_t(uint64_t)>> flush);
@@ -302,7 +303,7 @@ class FabricSimulatorImpl : public SimulatorImpl
         uint64_t group = 0;    //!< the running event's group: the largest key run at its time
         uint64_t groupTs = std::numeric_limits<uint64_t>::max(); //!< that time
         uint64_t pending = 0;  //!< the flush's earliest unsent start
-        /** By window parity, per target lane (index lanes: no lane). */
+        /** By window parity, per target lane (index kMaxLanes: no lane). */
         std::vector<Entry> out[2][kMaxLanes + 1];
         uint64_t outMin[2][kMaxLanes + 1];
         std::vector<KeyedDeferred> kdeferred;
