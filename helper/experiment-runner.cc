@@ -497,10 +497,7 @@ ExperimentRunner::Run(std::ostream* progress)
     {
         // Counters as of the end, not as of each port's last lazy catch-up
         // (which depends on the lanes).
-        for (const auto& port : m_fabric->GetAllPorts())
-        {
-            port->Sync();
-        }
+        m_fabric->SyncPorts();
     }
     m_wallSeconds = metrics.WallSeconds();
     m_events = metrics.Events();

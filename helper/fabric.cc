@@ -29,11 +29,8 @@ Fabric::CheckInvariants()
     // Every port up to date first: a port's catch-up may release a lossless
     // frame and make its switch send a resume out of another port, which
     // must not happen between reading that port and the wires.
+    SyncPorts();
     const std::vector<Ptr<FabricPort>> ports = GetAllPorts();
-    for (const auto& port : ports)
-    {
-        port->Sync();
-    }
     uint64_t sent = 0;
     uint64_t delivered = 0;
     for (const auto& nic : m_nics)
@@ -163,6 +160,15 @@ Fabric::FindLink(const std::string& name) const
         }
     }
     return -1;
+}
+
+void
+Fabric::SyncPorts() const
+{
+    for (const auto& port : GetAllPorts())
+    {
+        port->Sync();
+    }
 }
 
 std::vector<Ptr<FabricPort>>

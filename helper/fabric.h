@@ -69,6 +69,8 @@ class Fabric : public Object
 
     /** Every port of the fabric (NIC ports and switch ports). */
     std::vector<Ptr<FabricPort>> GetAllPorts() const;
+    /** Brings every port's lazy departures up to now (FabricPort::Sync). */
+    void SyncPorts() const;
     /**
      * Name of one end of a link: the link's name and the port's owner,
      * e.g. "p0/l0-s1#0@l0" (leaf 0's port) or "p0/h3-l0@h3" (host 3's NIC).

@@ -668,12 +668,7 @@ FabricSimulatorImpl::RouteInsert(const Insertion& in)
     m_lastRouted = in;
     if (m_merging)
     {
-        NS_ABORT_MSG_IF(in.ts < m_windowEnd,
-                        "FabricSimulatorImpl: work run in order at a barrier (InOrder) scheduled "
-                        "an event at "
-                            << TimeStep(in.ts).As(Time::NS) << ", before the window's end ("
-                            << TimeStep(m_windowEnd).As(Time::NS)
-                            << "), which the lanes have run past; run with one lane");
+        CheckAfterWindow(in.ts);
         if (in.target != kNoLane)
         {
             m_mergeIns[in.target].push_back(in);
@@ -694,6 +689,17 @@ FabricSimulatorImpl::RouteInsert(const Insertion& in)
     Lane& lane = *m_lanes[in.target];
     lane.late.push_back(in);
     lane.lateTs = std::min(lane.lateTs, in.ts);
+}
+
+void
+FabricSimulatorImpl::CheckAfterWindow(uint64_t ts) const
+{
+    NS_ABORT_MSG_IF(ts < m_windowEnd,
+                    "FabricSimulatorImpl: work run in order at a barrier (InOrder) scheduled "
+                    "an event at "
+                        << TimeStep(ts).As(Time::NS) << ", before the window's end ("
+                        << TimeStep(m_windowEnd).As(Time::NS)
+                        << "), which the lanes have run past; run with one lane");
 }
 
 void
@@ -998,9 +1004,9 @@ FabricSimulatorImpl::LanesNextTime(bool queued) const
         {
             t = std::min(t, lane->events->PeekEntry().ts);
         }
-        for (const auto& from : m_lanes)
+        if (!queued)
         {
-            if (!queued)
+            for (const auto& from : m_lanes)
             {
                 t = std::min(t,
                              m_keyed ? from->outMin[prev][lane->index]
@@ -1139,11 +1145,8 @@ FabricSimulatorImpl::RunLanes()
             RunGlobal(m_events->RemoveNext());
             for (auto& lane : m_lanes)
             {
-                if (!m_flush.empty())
-                {
-                    // It may have queued frames at a port between lanes.
-                    lane->pending = std::min(lane->pending, m_currentTs);
-                }
+                // It may have queued frames at a port between lanes (keyed).
+                lane->pending = std::min(lane->pending, m_flush.empty() ? kNever : m_currentTs);
             }
         }
     }
@@ -1380,12 +1383,10 @@ FabricSimulatorImpl::InsertKeyed(uint64_t ts, uint32_t context, EventImpl* event
         static_cast<TimingWheelScheduler*>(PeekPointer(m_events))->InsertEntry(e);
         return KeyUid(order);
     }
-    NS_ABORT_MSG_IF(m_merging && ts < m_windowEnd,
-                    "FabricSimulatorImpl: work run in order at a barrier (InOrder) scheduled "
-                    "an event at "
-                        << TimeStep(ts).As(Time::NS) << ", before the window's end ("
-                        << TimeStep(m_windowEnd).As(Time::NS)
-                        << "), which the lanes have run past; run with one lane");
+    if (m_merging)
+    {
+        CheckAfterWindow(ts);
+    }
     m_lanes[l]->events->InsertEntry(e);
     return KeyUid(order);
 }

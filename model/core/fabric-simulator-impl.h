@@ -424,6 +424,8 @@ class FabricSimulatorImpl : public SimulatorImpl
      */
     void RouteInsert(const Insertion& in);
     [[noreturn]] void ShortLookahead(const Lane& lane, const Insertion& in) const;
+    /** Aborts if InOrder work at a barrier schedules at \p ts, before the window's end. */
+    void CheckAfterWindow(uint64_t ts) const;
     /** Moves the events other threads scheduled into the queue (as the default does). */
     void TakeForeignEvents();
 
