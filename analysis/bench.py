@@ -1,8 +1,7 @@
 #!/usr/bin/python3
 """metaroce-bench: the fixed benchmark scenarios, one JSON line each.
 
-    analysis/bench.py [--only N] [--scheduler TYPE] [--repeat R] [--threads T]
-                      [--event-order insertion|keyed]
+    analysis/bench.py [--only N] [--scheduler TYPE] [--repeat R]
 
 1. fabric saturated with test traffic, no transport, 64 hosts x 8 planes
    (build/examples/metaroce-fabric-bench, 200 us);
@@ -23,16 +22,6 @@ transports, bytes_per_connection. Figures of merit, never pass/fail: the
 machine is noisy; compare ratios within one run (docs/performance.md).
 Each scenario runs in its own process, so peak memory is its own.
 
---threads T runs scenario 2 on T lanes of FabricSimulatorImpl (one thread
-each, identical results; docs/performance.md, "Lanes"); the other scenarios
-run on one thread (scenario 1 is a separate program; 3 and 4 are refused
-lanes: RoCEv2 Packets, loss models). Each line says its "threads".
-
---event-order keyed runs scenarios 2-4 with keyed order (docs/performance.md,
-"Keyed order": ties broken by who scheduled an event, results independent of
-the number of lanes, windows a link's delay long); each line says its
-"event_order". Scenario 1 has no transport and keeps ns-3's order.
-
 --repeat R runs each scenario R times in a row and prints the run with the
 median wall time, plus every run's packet_hops_per_s (and the bare event
 rates' medians): on a shared host one run can be 30 % off. The runs must
@@ -49,15 +38,14 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build", "examples")
 SCENARIOS = [
-    # (name, experiment, may run on lanes)
-    ("fabric-saturated-64h-8p", None, False),
-    ("metaroce-all-to-all-64h-8p", "all-to-all-metaroce.json", True),
-    ("rocev2-pfc-dcqcn-all-to-all-64h-8p", "all-to-all-rocev2.json", False),
-    ("metaroce-loss-point-1pct", "loss-point-metaroce.json", False),
+    ("fabric-saturated-64h-8p", None),
+    ("metaroce-all-to-all-64h-8p", "all-to-all-metaroce.json"),
+    ("rocev2-pfc-dcqcn-all-to-all-64h-8p", "all-to-all-rocev2.json"),
+    ("metaroce-loss-point-1pct", "loss-point-metaroce.json"),
 ]
 
 
-def run(index, name, experiment, scheduler, threads=1, order="insertion"):
+def run(index, name, experiment, scheduler):
     if experiment is None:
         cmd = [os.path.join(BUILD, "metaroce-fabric-bench")]
         if scheduler:
@@ -66,8 +54,6 @@ def run(index, name, experiment, scheduler, threads=1, order="insertion"):
         r = json.loads(out.strip().splitlines()[-1])
         r["scenario"] = name
         r["connections"] = 0
-        r["threads"] = 1
-        r["event_order"] = "insertion"
         return r
     with tempfile.TemporaryDirectory() as d:
         cmd = [os.path.join(BUILD, "metaroce-run"), os.path.join(ROOT, "experiments", "bench",
@@ -75,10 +61,6 @@ def run(index, name, experiment, scheduler, threads=1, order="insertion"):
                "--quiet", "--out", d]
         if scheduler:
             cmd += ["--set", f"scheduler={scheduler}"]
-        if threads > 1:
-            cmd += ["--set", f"threads={threads}"]
-        if order != "insertion":
-            cmd += ["--set", f"event_order={order}"]
         subprocess.run(cmd, capture_output=True, text=True, check=True)
         with open(os.path.join(d, "results.json")) as f:
             s = json.load(f)["summary"]
@@ -94,8 +76,6 @@ def run(index, name, experiment, scheduler, threads=1, order="insertion"):
         "connections": s["connections"],
         "bytes_per_connection": s["bytes_per_connection"],
         "goodput_gbps": s["goodput_gbps"],
-        "threads": threads,
-        "event_order": order,
     }
 
 
@@ -149,23 +129,15 @@ def main():
                     help="ns-3 scheduler TypeId for every scenario (default: the runner's)")
     ap.add_argument("--repeat", type=int, default=1,
                     help="runs per scenario; the median one is printed (default 1)")
-    ap.add_argument("--threads", type=int, default=1,
-                    help="lanes (threads) for scenario 2 (default 1)")
-    ap.add_argument("--event-order", choices=["insertion", "keyed"], default="insertion",
-                    help="order of simultaneous events for scenarios 2-4 (default insertion)")
     args = ap.parse_args()
     if args.repeat < 1:
         ap.error(f"--repeat: expected a positive number of runs, got {args.repeat}")
     if not args.only or 0 in args.only:
         print(json.dumps(calibrate(args.scheduler, args.repeat)), flush=True)
-    if args.threads < 1:
-        ap.error(f"--threads: expected a positive number, got {args.threads}")
-    for i, (name, exp, lanes) in enumerate(SCENARIOS, 1):
+    for i, (name, exp) in enumerate(SCENARIOS, 1):
         if args.only and i not in args.only:
             continue
-        threads = args.threads if lanes else 1
-        runs = [run(i, name, exp, args.scheduler, threads, args.event_order)
-                for _ in range(args.repeat)]
+        runs = [run(i, name, exp, args.scheduler) for _ in range(args.repeat)]
         print(json.dumps(summarize(runs)), flush=True)
 
 

@@ -17,14 +17,10 @@
 #include "ns3/pointer.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
-#include "fabric-lanes.h"
-#include "fabric-simulator-impl.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <chrono>
-#include <functional>
-#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -115,54 +111,6 @@ ExperimentRunner::Build()
     FabricBuilder builder(m_spec.fabric);
     m_fabric = builder.Build();
     m_fabric->AssignStreams(1);
-    if (m_spec.keyedOrder || m_spec.threads > 1)
-    {
-        Ptr<FabricSimulatorImpl> sim =
-            DynamicCast<FabricSimulatorImpl>(Simulator::GetImplementation());
-        NS_ABORT_MSG_IF(sim == nullptr,
-                        m_spec.sourceFile << ": \"threads\" and \"event_order\" need "
-                                             "ns3::FabricSimulatorImpl as the running "
-                                             "simulator (the first simulation of the process)");
-        if (m_spec.keyedOrder)
-        {
-            sim->SetEventOrder(FabricSimulatorImpl::KEYED);
-        }
-        if (m_spec.threads > 1)
-        {
-            const FabricLanes lanes = SplitFabric(*m_fabric, m_spec.threads);
-            if (!m_spec.keyedOrder)
-            {
-                sim->SetLanes(m_spec.threads, lanes.laneOfNode, lanes.lookahead);
-            }
-            else
-            {
-                // Ports on links between lanes catch up at each barrier; the
-                // windows are as long as those links' delay.
-                sim->SetLanes(m_spec.threads, lanes.laneOfNode, lanes.keyedLookahead);
-                const int64_t psPerStep = TimeStep(1).GetPicoSeconds();
-                std::vector<std::function<uint64_t(uint64_t)>> flush;
-                for (const auto& ports : lanes.cutPorts)
-                {
-                    flush.push_back([ports, psPerStep](uint64_t end) {
-                        const int64_t horizonPs = int64_t(end) * psPerStep - 1;
-                        uint64_t pending = std::numeric_limits<uint64_t>::max();
-                        for (const auto& port : ports)
-                        {
-                            port->SyncAt(horizonPs);
-                            if (port->PeekQueueBytes() > 0)
-                            {
-                                const int64_t start =
-                                    std::max(port->PeekTxFreePs(), horizonPs + 1);
-                                pending = std::min(pending, uint64_t(start / psPerStep));
-                            }
-                        }
-                        return pending;
-                    });
-                }
-                sim->SetLaneFlush(std::move(flush));
-            }
-        }
-    }
     InstallLoss();
     ScheduleFailures();
     RdmaTransportHelper rdma(m_spec.transport == "metaroce" ? "ns3::MetaRoceTransport"
@@ -423,14 +371,7 @@ ExperimentRunner::Sample()
         uint64_t tx = 0;
         for (uint32_t h = 0; h < m_fabric->GetNHosts(); ++h)
         {
-            const Ptr<FabricPort> port = m_fabric->GetNic(h)->GetPort(p);
-            if (m_spec.keyedOrder)
-            {
-                // As of now, not as of the port's last lazy catch-up, which
-                // depends on the lanes (keyed order: syncing moves no key).
-                port->Sync();
-            }
-            tx += port->GetStats().txWireBytes;
+            tx += m_fabric->GetNic(h)->GetPort(p)->GetStats().txWireBytes;
         }
         s.planeGbps[p] = Round(double(tx - m_lastPlaneTx[p]) * 8 / seconds / 1e9);
         m_lastPlaneTx[p] = tx;
@@ -493,12 +434,6 @@ ExperimentRunner::Run(std::ostream* progress)
     m_lastProgressWall = m_wallStart;
     RunMetrics metrics;
     Simulator::Run();
-    if (m_spec.keyedOrder)
-    {
-        // Counters as of the end, not as of each port's last lazy catch-up
-        // (which depends on the lanes).
-        m_fabric->SyncPorts();
-    }
     m_wallSeconds = metrics.WallSeconds();
     m_events = metrics.Events();
     m_peakRssMb = RunMetrics::PeakRssMb(); // once: Results() must return the same every call

@@ -1,7 +1,5 @@
 #include "experiment-spec.h"
 
-#include "fabric-simulator-impl.h"
-
 #include "ns3/attribute.h"
 #include "ns3/type-id.h"
 
@@ -286,8 +284,8 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
                        "sample_interval",
                        "scheduler",
                        "simulator",
-                       "event_order",
-                       "threads"});
+                       "threads",
+                       "event_order"});
     ExperimentSpec spec;
     spec.sourceFile = source;
     spec.effective = doc;
@@ -473,81 +471,15 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
             root["simulator"].Fail("ns3::FabricSimulatorImpl or ns3::DefaultSimulatorImpl");
         }
     }
-    if (root["event_order"].IsPresent())
+    // One simulation runs on one thread in ns-3's event order; parallelism
+    // is the sweep's (one process per point, or a Slurm array).
+    for (const char* removed : {"threads", "event_order"})
     {
-        const std::string order = root["event_order"].AsString();
-        if (order != "insertion" && order != "keyed")
+        if (root[removed].IsPresent())
         {
-            root["event_order"].Fail("\"insertion\" or \"keyed\"");
-        }
-        spec.keyedOrder = order == "keyed";
-        if (spec.keyedOrder && (spec.simulator != "ns3::FabricSimulatorImpl" ||
-                                spec.scheduler != "ns3::TimingWheelScheduler"))
-        {
-            root["event_order"].Fail("\"insertion\" (keyed order needs \"simulator\": "
-                                     "\"ns3::FabricSimulatorImpl\" and \"scheduler\": "
-                                     "\"ns3::TimingWheelScheduler\")");
-        }
-    }
-    if (root["threads"].IsPresent())
-    {
-        spec.threads = root["threads"].AsUnsigned(1, FabricSimulatorImpl::kMaxLanes);
-        // Lanes give the results of one thread only where every event keeps
-        // to its node (docs/performance.md, "Lanes"); what is not known to,
-        // or is known not to, is refused here rather than run wrong.
-        auto refuse = [&](const std::string& why) {
-            if (spec.threads > 1)
-            {
-                root["threads"].Fail("1 (" + why + ")");
-            }
-        };
-        if (spec.simulator != "ns3::FabricSimulatorImpl")
-        {
-            refuse("lanes need \"simulator\": \"ns3::FabricSimulatorImpl\"");
-        }
-        if (spec.scheduler != "ns3::TimingWheelScheduler")
-        {
-            refuse("lanes need \"scheduler\": \"ns3::TimingWheelScheduler\"");
-        }
-        if (spec.transport != "metaroce")
-        {
-            refuse("lanes run MetaRoCE only: RoCEv2 and PFC build ns-3 Packets, whose "
-                   "buffers ns-3 pools in one unsynchronised list");
-        }
-        if (spec.loss.rate > 0)
-        {
-            refuse("lanes do not run with \"loss\": ns-3's error models take Packets");
-        }
-        if (spec.stopWhenDone)
-        {
-            refuse("lanes do not run with \"stop\": \"workload_done\": the run would "
-                   "have to end inside a window the other lanes have run past");
-        }
-        // Work posted from a completion would be posted after the lanes ran
-        // past it (completions run in order at the window's barrier).
-        const ExperimentWorkload& w = spec.workload;
-        if (w.type == "all_reduce")
-        {
-            refuse("a ring all-reduce posts each step from the previous one's completion");
-        }
-        if (w.type == "all_to_all" && w.iterations > 1)
-        {
-            refuse("an all-to-all of several iterations posts each from the previous one's "
-                   "completion");
-        }
-        if ((w.type == "permutation" || w.type == "incast" || w.type == "bulk") &&
-            (w.messagesPerFlow == 0 || w.outstanding < w.messagesPerFlow))
-        {
-            refuse("a flow that posts its next message from a completion (set "
-                   "\"messages_per_flow\" and \"outstanding\" so that all are posted at the "
-                   "start)");
-        }
-        for (const auto& [name, value] : spec.attributes)
-        {
-            if (name.find("PayloadIntegrity") != std::string::npos)
-            {
-                refuse("lanes do not run with PayloadIntegrity: it carries ns-3 Packets");
-            }
+            root[removed].Fail("no such key (multi-threaded runs and keyed event order were "
+                               "removed: a run uses one thread; run points in parallel with "
+                               "analysis/sweep.py --jobs N or on Slurm)");
         }
     }
     spec.sampleInterval = root["sample_interval"].IsPresent()

@@ -71,8 +71,6 @@ struct ExperimentSpec
     std::string scheduler = "ns3::TimingWheelScheduler"; //!< fastest measured (docs/performance.md)
     //! The event loop: same events in the same order either way; this one is faster
     std::string simulator = "ns3::FabricSimulatorImpl";
-    bool keyedOrder = false; //!< "event_order": "keyed" (FabricSimulatorImpl's EventOrder)
-    uint32_t threads = 1; //!< lanes of FabricSimulatorImpl (docs/performance.md, "Lanes")
 };
 
 /**

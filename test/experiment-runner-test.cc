@@ -189,6 +189,9 @@ TEST_CASE("runner: bad experiments are refused with the file, the JSON path and 
          "below 4"},
         {"fabric={\"name\":\"x\",\"planes\":0}", "/fabric: /description", "expected a string"},
         {"duration=\"2h\"", "/duration", "expected"},
+        // Multi-threaded runs were removed: the keys say so instead of "unknown key".
+        {"threads=2", "/threads", "sweep.py --jobs"},
+        {"event_order=\"keyed\"", "/event_order", "were removed"},
     };
     for (const auto& c : cases)
     {

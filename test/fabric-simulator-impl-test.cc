@@ -82,10 +82,6 @@ class Program
         std::ostringstream os;
         os << "event " << label << " @" << Simulator::Now().GetNanoSeconds() << " ctx "
            << Simulator::GetContext();
-        if (FastNow() != Simulator::Now())
-        {
-            os << " FastNow differs";
-        }
         // What the simulator says about a few earlier events.
         for (int k = 0; k < 3 && !m_ids.empty(); ++k)
         {
@@ -131,29 +127,6 @@ TEST_CASE("FabricSimulatorImpl: a random event program runs as under ns-3's defa
         REQUIRE(reference.size() > 100);
         CHECK(fabric == reference);
     }
-}
-
-TEST_CASE("FabricSimulatorImpl: the model's fast path is taken only inside its own Run",
-          "[simulator]")
-{
-    // Running() lets per-packet code schedule and read the time without the
-    // static API: it must be this implementation, and only while it runs.
-    for (const std::string impl : {"ns3::DefaultSimulatorImpl", "ns3::FabricSimulatorImpl"})
-    {
-        GlobalValue::Bind("SimulatorImplementationType", StringValue(impl));
-        bool inside = false;
-        Simulator::Schedule(NanoSeconds(5), [&inside] {
-            inside = FabricSimulatorImpl::Running() != nullptr &&
-                     FabricSimulatorImpl::Running() == PeekPointer(Simulator::GetImplementation());
-            CHECK(FastNow() == NanoSeconds(5));
-        });
-        CHECK(FabricSimulatorImpl::Running() == nullptr);
-        Simulator::Run();
-        CHECK(FabricSimulatorImpl::Running() == nullptr);
-        CHECK(inside == (impl == "ns3::FabricSimulatorImpl"));
-        Simulator::Destroy();
-    }
-    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
 }
 
 TEST_CASE("FabricSimulatorImpl: events scheduled from another thread arrive as under the default",

@@ -13,13 +13,17 @@ NS_OBJECT_ENSURE_REGISTERED(TimingWheelScheduler);
 namespace
 {
 
-using Entry = TimingWheelScheduler::Entry;
-
 /** Heap order: true if \p a comes after \p b (std heaps keep the largest on top). */
 inline bool
-Later(const Entry& a, const Entry& b)
+Later(const Scheduler::Event& a, const Scheduler::Event& b)
 {
-    return a.ts > b.ts || (a.ts == b.ts && a.order > b.order);
+    return a.key.m_ts > b.key.m_ts || (a.key.m_ts == b.key.m_ts && a.key.m_uid > b.key.m_uid);
+}
+
+inline bool
+Before(const Scheduler::EventKey& a, const Scheduler::EventKey& b)
+{
+    return a.m_ts < b.m_ts || (a.m_ts == b.m_ts && a.m_uid < b.m_uid);
 }
 
 } // namespace
@@ -84,83 +88,33 @@ TimingWheelScheduler::AllocNode()
 }
 
 void
-TimingWheelScheduler::SetKeyed()
-{
-    NS_ABORT_MSG_IF(!IsEmpty(), "TimingWheelScheduler::SetKeyed with events queued");
-    m_keyed = true;
-}
-
-Scheduler::Event
-TimingWheelScheduler::ToEvent(const Entry& e)
-{
-    Event ev;
-    ev.impl = e.impl;
-    ev.key.m_ts = e.ts;
-    ev.key.m_uid = static_cast<uint32_t>(e.order);
-    ev.key.m_context = e.context;
-    return ev;
-}
-
-void
 TimingWheelScheduler::Insert(const Event& ev)
 {
-    InsertEntry(Entry{ev.impl, ev.key.m_ts, ev.key.m_uid, ev.key.m_context});
-}
-
-void
-TimingWheelScheduler::InsertEntry(const Entry& e)
-{
-    const uint64_t ts = e.ts;
+    const uint64_t ts = ev.key.m_ts;
     if (ts < m_base || ts - m_base > m_mask)
     {
         // Beyond the window (or, never in ns-3, before its start): the heap.
-        m_heap.push_back(e);
+        m_heap.push_back(ev);
         std::push_heap(m_heap.begin(), m_heap.end(), Later);
         return;
     }
     const uint32_t b = static_cast<uint32_t>(ts & m_mask);
     const uint32_t n = AllocNode();
-    Node& node = m_nodes[n];
-    node.impl = e.impl;
-    node.ts = ts;
-    node.order = e.order;
-    node.context = e.context;
-    node.next = kNil;
+    m_nodes[n].ev = ev;
+    m_nodes[n].next = kNil;
     Bucket& bucket = m_buckets[b];
     if (bucket.tail == kNil)
     {
         bucket.head = n;
-        bucket.tail = n;
         const uint32_t w = b >> 6;
         m_bitmap[w] |= uint64_t(1) << (b & 63);
         m_summary[w >> 6] |= uint64_t(1) << (w & 63);
     }
-    else if (!m_keyed || b != m_sortedSlot || ts != m_sortedTs ||
-             m_nodes[bucket.tail].order < e.order)
-    {
-        m_nodes[bucket.tail].next = n;
-        bucket.tail = n;
-    }
     else
     {
-        // Into the bucket being consumed: before the first larger key.
-        uint32_t prev = kNil;
-        uint32_t at = bucket.head;
-        while (m_nodes[at].order < e.order)
-        {
-            prev = at;
-            at = m_nodes[at].next;
-        }
-        node.next = at;
-        if (prev == kNil)
-        {
-            bucket.head = n;
-        }
-        else
-        {
-            m_nodes[prev].next = n;
-        }
+        m_nodes[bucket.tail].next = n;
     }
+    bucket.tail = n;
     ++m_inWheel;
 }
 
@@ -220,9 +174,7 @@ TimingWheelScheduler::HeapFirst(uint32_t b) const
     {
         return true;
     }
-    const Node& head = m_nodes[m_buckets[b].head];
-    const Entry& top = m_heap.front();
-    return top.ts < head.ts || (top.ts == head.ts && top.order < head.order);
+    return Before(m_heap.front().key, m_nodes[m_buckets[b].head].ev.key);
 }
 
 void
@@ -262,7 +214,7 @@ TimingWheelScheduler::Prefetch(uint32_t b) const
         n = m_buckets[b].head;
     }
     // Two lines: an event object with its bound arguments rarely fits one.
-    const char* impl = reinterpret_cast<const char*>(m_nodes[n].impl);
+    const char* impl = reinterpret_cast<const char*>(m_nodes[n].ev.impl);
     __builtin_prefetch(impl);
     __builtin_prefetch(impl + 64);
     uint32_t after = m_nodes[n].next;
@@ -289,84 +241,12 @@ TimingWheelScheduler::IsEmpty() const
     return m_inWheel == 0 && m_heap.empty();
 }
 
-void
-TimingWheelScheduler::EnsureSorted(uint32_t b)
-{
-    Bucket& bucket = m_buckets[b];
-    const uint64_t ts = m_nodes[bucket.head].ts;
-    if (b == m_sortedSlot && ts == m_sortedTs)
-    {
-        return;
-    }
-    m_sortedSlot = b;
-    m_sortedTs = ts;
-    m_scratch.clear();
-    bool sorted = true;
-    for (uint32_t n = bucket.head; n != kNil; n = m_nodes[n].next)
-    {
-        sorted = sorted && (m_scratch.empty() || m_nodes[m_scratch.back()].order < m_nodes[n].order);
-        m_scratch.push_back(n);
-    }
-    if (sorted)
-    {
-        return;
-    }
-    std::sort(m_scratch.begin(), m_scratch.end(), [this](uint32_t x, uint32_t y) {
-        return m_nodes[x].order < m_nodes[y].order;
-    });
-    bucket.head = m_scratch.front();
-    for (size_t i = 0; i + 1 < m_scratch.size(); ++i)
-    {
-        m_nodes[m_scratch[i]].next = m_scratch[i + 1];
-    }
-    bucket.tail = m_scratch.back();
-    m_nodes[bucket.tail].next = kNil;
-}
-
-TimingWheelScheduler::Entry
-TimingWheelScheduler::PeekEntry() const
-{
-    NS_ASSERT(!IsEmpty());
-    const uint32_t b = FirstBucket();
-    if (m_keyed && b != kNil)
-    {
-        // Sorting the earliest bucket changes no event's place in the order.
-        const_cast<TimingWheelScheduler*>(this)->EnsureSorted(b);
-    }
-    if (HeapFirst(b))
-    {
-        return m_heap.front();
-    }
-    const Node& head = m_nodes[m_buckets[b].head];
-    return Entry{head.impl, head.ts, head.order, head.context};
-}
-
 Scheduler::Event
 TimingWheelScheduler::PeekNext() const
 {
-    return ToEvent(PeekEntry());
-}
-
-TimingWheelScheduler::Entry
-TimingWheelScheduler::PopFirst(uint32_t b, bool heap)
-{
-    Entry e;
-    if (heap)
-    {
-        e = m_heap.front();
-        std::pop_heap(m_heap.begin(), m_heap.end(), Later);
-        m_heap.pop_back();
-    }
-    else
-    {
-        const Node& head = m_nodes[m_buckets[b].head];
-        e = Entry{head.impl, head.ts, head.order, head.context};
-        PopBucketHead(b);
-    }
-    // Every remaining event is at or after this one: the window moves up.
-    m_base = std::max(m_base, e.ts);
-    Prefetch(b);
-    return e;
+    NS_ASSERT(!IsEmpty());
+    const uint32_t b = FirstBucket();
+    return HeapFirst(b) ? m_heap.front() : m_nodes[m_buckets[b].head].ev;
 }
 
 Scheduler::Event
@@ -374,45 +254,22 @@ TimingWheelScheduler::RemoveNext()
 {
     NS_ASSERT(!IsEmpty());
     const uint32_t b = FirstBucket();
-    if (m_keyed && b != kNil)
+    Event ev;
+    if (HeapFirst(b))
     {
-        EnsureSorted(b);
-    }
-    return ToEvent(PopFirst(b, HeapFirst(b)));
-}
-
-bool
-TimingWheelScheduler::PopBefore(uint64_t ts, uint64_t order, Entry& out)
-{
-    if (IsEmpty())
-    {
-        return false;
-    }
-    const uint32_t b = FirstBucket();
-    if (m_keyed && b != kNil)
-    {
-        EnsureSorted(b);
-    }
-    const bool heap = HeapFirst(b);
-    uint64_t nextTs;
-    uint64_t nextOrder;
-    if (heap)
-    {
-        nextTs = m_heap.front().ts;
-        nextOrder = m_heap.front().order;
+        ev = m_heap.front();
+        std::pop_heap(m_heap.begin(), m_heap.end(), Later);
+        m_heap.pop_back();
     }
     else
     {
-        const Node& head = m_nodes[m_buckets[b].head];
-        nextTs = head.ts;
-        nextOrder = head.order;
+        ev = m_nodes[m_buckets[b].head].ev;
+        PopBucketHead(b);
     }
-    if (nextTs > ts || (nextTs == ts && (order == 0 || nextOrder >= order)))
-    {
-        return false;
-    }
-    out = PopFirst(b, heap);
-    return true;
+    // Every remaining event is at or after this one: the window moves up.
+    m_base = std::max(m_base, ev.key.m_ts);
+    Prefetch(b);
+    return ev;
 }
 
 void
@@ -426,10 +283,7 @@ TimingWheelScheduler::Remove(const Event& ev)
         uint32_t prev = kNil;
         for (uint32_t n = bucket.head; n != kNil; prev = n, n = m_nodes[n].next)
         {
-            // By the event object, not the uid: under FabricSimulatorImpl's
-            // lanes an EventId may carry the uid the event had before its
-            // window was merged (an event is queued at most once).
-            if (m_nodes[n].impl != ev.impl)
+            if (m_nodes[n].ev.key.m_uid != ev.key.m_uid)
             {
                 continue;
             }
@@ -451,7 +305,7 @@ TimingWheelScheduler::Remove(const Event& ev)
     }
     for (auto it = m_heap.begin(); it != m_heap.end(); ++it)
     {
-        if (it->impl == ev.impl)
+        if (it->key.m_uid == ev.key.m_uid)
         {
             m_heap.erase(it);
             std::make_heap(m_heap.begin(), m_heap.end(), Later);
@@ -460,29 +314,6 @@ TimingWheelScheduler::Remove(const Event& ev)
     }
     NS_ABORT_MSG("TimingWheelScheduler: removing an event that is not scheduled (uid "
                  << ev.key.m_uid << ")");
-}
-
-bool
-TimingWheelScheduler::Contains(uint64_t ts, const EventImpl* impl) const
-{
-    if (ts >= m_base && ts - m_base <= m_mask)
-    {
-        for (uint32_t n = m_buckets[ts & m_mask].head; n != kNil; n = m_nodes[n].next)
-        {
-            if (m_nodes[n].impl == impl)
-            {
-                return true;
-            }
-        }
-    }
-    for (const Entry& e : m_heap)
-    {
-        if (e.impl == impl)
-        {
-            return true;
-        }
-    }
-    return false;
 }
 
 } // namespace ns3

@@ -18,13 +18,6 @@
  * insertion order; the bucket head and the heap top are compared on the
  * full key at each removal. Any simulation gives the same results as with
  * ns3::MapScheduler or ns3::PriorityQueueScheduler (tested).
- *
- * Keyed order (SetKeyed, for FabricSimulatorImpl's EventOrder "Keyed"):
- * ties are broken by a 64-bit key given with each event (InsertEntry)
- * instead of by insertion order. Events still join their bucket at its
- * tail; a bucket is sorted by key once, when it becomes the earliest (a
- * bucket holds the ties of one time step: ~9 events in a busy fabric), and
- * kept sorted while it is consumed.
  */
 #ifndef METAROCE_TIMING_WHEEL_SCHEDULER_H
 #define METAROCE_TIMING_WHEEL_SCHEDULER_H
@@ -37,7 +30,7 @@
 namespace ns3
 {
 
-class TimingWheelScheduler final : public Scheduler
+class TimingWheelScheduler : public Scheduler
 {
   public:
     static TypeId GetTypeId();
@@ -50,37 +43,12 @@ class TimingWheelScheduler final : public Scheduler
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
 
-    /** One queued event: its object, time, tie key (the uid unless keyed) and context. */
-    struct Entry
-    {
-        EventImpl* impl;
-        uint64_t ts;
-        uint64_t order;
-        uint32_t context;
-    };
-    /** Ties are broken by Entry::order, in any insertion order. Before the first Insert. */
-    void SetKeyed();
-    void InsertEntry(const Entry& e);
-    /** The next event's entry (not empty). */
-    Entry PeekEntry() const;
-    /**
-     * Removes the next event into \p out if it comes before (\p ts, \p order)
-     * (\p order 0: before \p ts); else false.
-     */
-    bool PopBefore(uint64_t ts, uint64_t order, Entry& out);
-
-    /** Whether \p impl is queued at \p ts (FabricSimulatorImpl's lanes ask; O(events at ts)). */
-    bool Contains(uint64_t ts, const EventImpl* impl) const;
-
   private:
     static constexpr uint32_t kNil = 0xffffffffu;
 
     struct Node
     {
-        EventImpl* impl;
-        uint64_t ts;
-        uint64_t order;
-        uint32_t context;
+        Event ev;
         uint32_t next;
     };
 
@@ -104,11 +72,6 @@ class TimingWheelScheduler final : public Scheduler
     /** Prefetches the next event's object after bucket \p b's head left. */
     void Prefetch(uint32_t b) const;
     void PopBucketHead(uint32_t b);
-    /** Keyed: sorts bucket \p b (the earliest) by key, unless it is already. */
-    void EnsureSorted(uint32_t b);
-    /** Removes the first event: the heap's top if \p heap, else bucket \p b's head. */
-    Entry PopFirst(uint32_t b, bool heap);
-    static Event ToEvent(const Entry& e);
 
     std::vector<Bucket> m_buckets;
     std::vector<uint64_t> m_bitmap;  //!< one bit per bucket: non-empty
@@ -118,11 +81,7 @@ class TimingWheelScheduler final : public Scheduler
     uint64_t m_mask = 0;            //!< buckets - 1
     uint64_t m_base = 0;            //!< window start: timestamp of the last removed event
     uint64_t m_inWheel = 0;         //!< events in buckets
-    std::vector<Entry> m_heap;      //!< events at or beyond the window's end, min-heap
-    bool m_keyed = false;           //!< ties by Entry::order (else insertion order is)
-    uint32_t m_sortedSlot = kNil;   //!< keyed: the bucket sorted (the earliest) ...
-    uint64_t m_sortedTs = 0;        //!< ... and its time: insertions there keep it sorted
-    std::vector<uint32_t> m_scratch; //!< EnsureSorted's
+    std::vector<Event> m_heap;      //!< events at or beyond the window's end, min-heap
 };
 
 } // namespace ns3

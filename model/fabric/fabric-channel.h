@@ -46,10 +46,7 @@ class FabricChannel : public Channel
     bool IsLinkUp() const { return m_up; }
     uint32_t GetEpoch() const { return m_epoch; }
     /** Frames on the wire now (sent, not yet arrived), both directions. */
-    uint64_t GetFramesInFlight() const
-    {
-        return m_sent[0] + m_sent[1] - m_delivered[0] - m_delivered[1];
-    }
+    uint64_t GetFramesInFlight() const { return m_inFlight; }
     Time GetDelay() const { return m_delay; }
     /** Sets the one-way propagation delay (the Delay attribute). */
     void SetDelay(Time delay);
@@ -66,15 +63,13 @@ class FabricChannel : public Channel
 
   private:
     class FrameArrival;
-    class SenderSync;
 
     /** A frame reaches side \p to at \p nowNs: the sender catches up, the receiver receives. */
     void Deliver(uint32_t to,
                  FrameRef frame,
                  const FrameInfo& info,
                  uint32_t epoch,
-                 int64_t nowNs,
-                 bool syncSender);
+                 int64_t nowNs);
 
     Time m_delay;
     int64_t m_delayNs = 0; //!< m_delay in nanoseconds (the arrival events' resolution)
@@ -83,11 +78,7 @@ class FabricChannel : public Channel
     uint32_t m_attached = 0;
     bool m_up = true;
     uint32_t m_epoch = 0;
-    // Per side (sent from, delivered to): with FabricSimulatorImpl's lanes
-    // the two ports of a link may run on different threads, each writing
-    // only its own counters.
-    uint64_t m_sent[2] = {0, 0};
-    uint64_t m_delivered[2] = {0, 0};
+    uint64_t m_inFlight = 0;
     TracedCallback<bool> m_linkStateTrace;
 };
 

@@ -224,8 +224,6 @@ class FabricPort : public NetDevice
     void Sync();
     /** Sync when the caller knows the current time \p nowPs. */
     void SyncAt(int64_t nowPs) { CatchUp(nowPs); }
-    /** When the transmitter is free (ps); with frames queued, the earliest next start. */
-    int64_t PeekTxFreePs() const { return m_txFreePs; }
     /** Called by the channel when the link changes state. */
     void LinkStateChanged(bool up);
 

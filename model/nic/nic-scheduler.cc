@@ -1,6 +1,5 @@
 #include "nic-scheduler.h"
 
-#include "fabric-simulator-impl.h"
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -114,7 +113,7 @@ NicScheduler::ActivateAll(uint32_t index)
 void
 NicScheduler::ArmWake(uint32_t plane)
 {
-    ArmWakeAt(plane, FastNow().GetPicoSeconds());
+    ArmWakeAt(plane, Simulator::Now().GetPicoSeconds());
 }
 
 void
@@ -146,7 +145,7 @@ NicScheduler::Wake(uint32_t plane)
         return; // the ring waits for the link (LinkChanged)
     }
     FabricPort* port = m_nic->PeekPort(plane);
-    const int64_t nowPs = FastNow().GetPicoSeconds();
+    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
     if (port->IsClassPausedAt(FabricPort::kDataClass, nowPs) &&
         port->GetIdlePsAt(nowPs) / 1000 > nowPs / 1000)
     {

@@ -1,7 +1,5 @@
 #include "rdma-connection.h"
 
-#include "fabric-simulator-impl.h"
-
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
 
@@ -73,12 +71,8 @@ RdmaConnection::DoDispose()
 }
 
 void
-RdmaConnection::SetEndpoints(uint32_t localHost,
-                             uint32_t remoteHost,
-                             Ptr<RdmaMemory> memory,
-                             uint32_t context)
+RdmaConnection::SetEndpoints(uint32_t localHost, uint32_t remoteHost, Ptr<RdmaMemory> memory)
 {
-    m_context = context;
     m_localHost = localHost;
     m_remoteHost = remoteHost;
     m_memory = memory;
@@ -97,9 +91,6 @@ RdmaConnection::PostWrite(uint16_t stream, uint64_t wrId, uint64_t remoteAddress
     wr.rkey = rkey;
     wr.localAddress = localAddress;
     wr.lkey = lkey;
-    // Posted from an event without a context (a workload's start): what it
-    // schedules belongs to this node (FabricSimulatorImpl's lanes).
-    FabricSimulatorImpl::ContextScope scope(m_context);
     Post(wr);
 }
 
@@ -114,9 +105,6 @@ RdmaConnection::PostSend(uint16_t stream, uint64_t wrId, uint32_t length, uint64
     wr.length = length;
     wr.localAddress = localAddress;
     wr.lkey = lkey;
-    // Posted from an event without a context (a workload's start): what it
-    // schedules belongs to this node (FabricSimulatorImpl's lanes).
-    FabricSimulatorImpl::ContextScope scope(m_context);
     Post(wr);
 }
 
@@ -130,7 +118,6 @@ RdmaConnection::PostRecv(uint16_t stream, uint64_t wrId, uint64_t address, uint3
     rr.address = address;
     rr.lkey = lkey;
     rr.length = length;
-    FabricSimulatorImpl::ContextScope scope(m_context);
     PostRecv(rr);
 }
 

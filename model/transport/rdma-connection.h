@@ -127,11 +127,7 @@ class RdmaConnection : public Object
 
   protected:
     void DoDispose() override;
-    /** \p context: the local node's id (the context its events run in). */
-    void SetEndpoints(uint32_t localHost,
-                      uint32_t remoteHost,
-                      Ptr<RdmaMemory> memory,
-                      uint32_t context);
+    void SetEndpoints(uint32_t localHost, uint32_t remoteHost, Ptr<RdmaMemory> memory);
     /** Counts a posted Write or Send (for GetOutstanding and the invariant checks). */
     void CountPosted(const RdmaWorkRequest& wr);
     /** Counts a posted receive. */
@@ -143,7 +139,6 @@ class RdmaConnection : public Object
     uint32_t m_localHost = 0;
     uint32_t m_remoteHost = 0;
     Ptr<RdmaMemory> m_memory;
-    uint32_t m_context = 0xffffffffu; //!< the local node's id (FabricSimulatorImpl::ContextScope)
     uint64_t m_posted = 0;
     uint64_t m_completed = 0;
     uint64_t m_completedBytes = 0;

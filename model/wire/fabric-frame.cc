@@ -126,24 +126,12 @@ NS_OBJECT_ENSURE_REGISTERED(FrameBytesHeader);
 #if !defined(__SANITIZE_ADDRESS__)
 namespace
 {
-/**
- * Blocks of finished compact frames; never shrinks (bounded by the peak in
- * flight). One per thread (FabricSimulatorImpl's lanes: a block made on one
- * lane is freed on another), never destroyed: blocks may be freed by
- * Simulator::Destroy during static destruction, and lane threads live until
- * the process ends.
- */
-thread_local std::vector<FrameBytes*>* t_frameBytesPool __attribute__((tls_model("initial-exec"))) =
-    nullptr;
-
+/** Blocks of finished compact frames; never shrinks (bounded by the peak in flight). */
 std::vector<FrameBytes*>&
 FrameBytesPool()
 {
-    if (t_frameBytesPool == nullptr)
-    {
-        t_frameBytesPool = new std::vector<FrameBytes*>();
-    }
-    return *t_frameBytesPool;
+    static auto* pool = new std::vector<FrameBytes*>();
+    return *pool;
 }
 } // namespace
 #endif

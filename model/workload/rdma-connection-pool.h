@@ -9,7 +9,6 @@
 #ifndef METAROCE_RDMA_CONNECTION_POOL_H
 #define METAROCE_RDMA_CONNECTION_POOL_H
 
-#include "fabric-simulator-impl.h"
 #include "rdma-transport.h"
 
 #include "ns3/callback.h"
@@ -55,14 +54,10 @@ class RdmaConnectionPool : public Object
         std::vector<RdmaConnection::CompletionCallback> listeners;
         void Deliver(const RdmaCompletion& c)
         {
-            // Listeners (workloads) keep state shared by every host: with
-            // FabricSimulatorImpl's lanes they run alone, in event order.
-            FabricSimulatorImpl::InOrder([this, c] {
-                for (auto& l : listeners)
-                {
-                    l(c);
-                }
-            });
+            for (auto& l : listeners)
+            {
+                l(c);
+            }
         }
     };
 

@@ -1,6 +1,5 @@
 #include "metaroce-aimd.h"
 
-#include "fabric-simulator-impl.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -88,7 +87,7 @@ MetaRoceAimd::PacketsAcked(RdmaConnectionCc& conn, RdmaFlowCc& path,
 {
     const double maxConn =
         m_maxConnectionWindow > 0 ? m_maxConnectionWindow : m_maxPathWindow * conn.nPaths;
-    const int64_t now = FastNow().GetPicoSeconds();
+    const int64_t now = Simulator::Now().GetPicoSeconds();
     if (ack.ecnEcho)
     {
         if (now - path.lastDecreasePs >= ack.srtt.GetPicoSeconds())

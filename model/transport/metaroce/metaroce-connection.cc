@@ -1,12 +1,10 @@
 #include "metaroce-connection.h"
 
-#include "fabric-simulator-impl.h"
 #include "metaroce-aimd.h"
 #include "metaroce-transport.h"
 
 #include "delay-until.h"
 
-#include "ns3/node.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
@@ -162,10 +160,7 @@ MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_
 {
     m_transport = transport;
     m_id = id;
-    SetEndpoints(transport->GetHost(),
-                 remoteHost,
-                 transport->GetMemory(),
-                 transport->PeekNic()->PeekPort(0)->GetNode()->GetId());
+    SetEndpoints(transport->GetHost(), remoteHost, transport->GetMemory());
     m_scheduler = transport->GetScheduler();
     m_schedulerIndex = m_scheduler->AddClient(this);
     NS_ABORT_MSG_IF(!m_ccTypeId.IsChildOf(RdmaCongestionOps::GetTypeId()),
@@ -743,7 +738,7 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
     Path& p = m_paths[pi];
     // Allocated if the path was idle (a late or duplicate ACK), released below.
     PathFlight& f = Flight(p);
-    const int64_t now = FastNow().GetPicoSeconds();
+    const int64_t now = Simulator::Now().GetPicoSeconds();
 
     // Receiver-driven rate (decision 4).
     if (h.rateHintMbps != 0)
@@ -1033,7 +1028,7 @@ MetaRoceConnection::ArmRto(uint32_t pathIndex)
     PathFlight& f = *p.flight; // called for a path with something outstanding
     // Once per packet: the time is read once and the timer's nanosecond
     // computed in integers (DelayNsUntilPs, without Time arithmetic).
-    const int64_t nowPs = FastNow().GetPicoSeconds();
+    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
     if (f.rtoDeadlinePs == 0)
     {
         f.rtoDeadlinePs = nowPs + RtoPs(p);

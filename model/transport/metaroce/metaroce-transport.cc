@@ -1,7 +1,6 @@
 #include "metaroce-transport.h"
 
 #include "fabric-frame.h"
-#include "fabric-simulator-impl.h"
 
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -155,7 +154,7 @@ MetaRoceTransport::SendAck(const MetaRoceAckHeader& ack,
     ack.WriteTo(bytes);
     a.innerBytes = bytes;
     a.innerSize = MetaRoceAckHeader::kBytes;
-    m_nic->SendCompactAt(0, plane, a, FastNow().GetPicoSeconds());
+    m_nic->SendCompactAt(0, plane, a, Simulator::Now().GetPicoSeconds());
 }
 
 uint16_t
@@ -257,7 +256,7 @@ MetaRoceTransport::DeliverData(const MetaRoceDataHeader& h,
                                uint32_t plane)
 {
     const uint64_t hint =
-        m_fairShare[plane].OnPacket(h.connection, FastNow().GetPicoSeconds());
+        m_fairShare[plane].OnPacket(h.connection, Simulator::Now().GetPicoSeconds());
     m_connections[h.connection]->ReceiveData(h, payload, ce, plane, hint);
 }
 

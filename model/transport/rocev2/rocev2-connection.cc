@@ -3,7 +3,6 @@
 #include "dcqcn.h"
 #include "rocev2-transport.h"
 
-#include "ns3/node.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
@@ -131,10 +130,7 @@ RoceV2Connection::DoDispose()
 void
 RoceV2Connection::Setup(Ptr<RoceV2Transport> transport, uint32_t remoteHost)
 {
-    SetEndpoints(transport->GetHost(),
-                 remoteHost,
-                 transport->GetMemory(),
-                 transport->PeekNic()->PeekPort(0)->GetNode()->GetId());
+    SetEndpoints(transport->GetHost(), remoteHost, transport->GetMemory());
     m_config.payloadSize = m_payloadSize;
     m_config.ackInterval = m_ackInterval;
     m_config.timeoutExponent = m_timeoutExponent;
