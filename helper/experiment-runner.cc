@@ -1,5 +1,7 @@
 #include "experiment-runner.h"
 
+#include "source-revision.h"
+
 #include "all-to-all-workload.h"
 #include "bulk-workload.h"
 #include "fabric-builder.h"
@@ -48,31 +50,6 @@ Round(double v, int digits = 6)
 {
     const double scale = std::pow(10.0, digits);
     return std::round(v * scale) / scale;
-}
-
-std::string
-GitRevision()
-{
-#ifdef METAROCE_SOURCE_DIR
-    const std::string cmd = std::string("git -C ") + METAROCE_SOURCE_DIR +
-                            " rev-parse --short=12 HEAD 2>/dev/null";
-    if (FILE* p = popen(cmd.c_str(), "r"))
-    {
-        char buf[64] = {0};
-        const bool ok = std::fgets(buf, sizeof(buf), p) != nullptr;
-        pclose(p);
-        std::string s(buf);
-        while (!s.empty() && (s.back() == '\n' || s.back() == '\r'))
-        {
-            s.pop_back();
-        }
-        if (ok && !s.empty())
-        {
-            return s;
-        }
-    }
-#endif
-    return "unknown";
 }
 
 } // namespace
@@ -567,7 +544,7 @@ ExperimentRunner::Results() const
             {"config", m_spec.effective},
             {"provenance",
              {{"seed", m_spec.seed},
-              {"git_revision", GitRevision()},
+              {"git_revision", MetaRoceSourceRevision()},
               {"ns3_version", "3.37"},
               {"experiment_file", m_spec.sourceFile},
               {"fabric", m_spec.fabric.name},

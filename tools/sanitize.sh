@@ -9,7 +9,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/tools/deps.sh"
 flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -O1"
 cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CXX_FLAGS="$flags" \
+  -DCMAKE_CXX_FLAGS="$flags" -DMETAROCE_WERROR="${METAROCE_WERROR:-OFF}" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 cmake --build "$root/build-asan" --target metaroce-tests -j "$(nproc)" >/dev/null
