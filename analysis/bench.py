@@ -115,9 +115,6 @@ def calibrate(scheduler, repeat=1):
     r = {"scenario": "bare-events"}
     for sched in dict.fromkeys(["ns3::MapScheduler", scheduler]):
         r[f"events_per_s[{sched}]"] = rate(f"--scheduler={sched}")
-    # The scenarios' own event loop (same events, fewer instructions per event).
-    r[f"events_per_s[{scheduler}+ns3::FabricSimulatorImpl]"] = rate(
-        f"--scheduler={scheduler}", "--simulator=ns3::FabricSimulatorImpl")
     return r
 
 

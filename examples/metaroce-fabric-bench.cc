@@ -31,7 +31,6 @@ main(int argc, char* argv[])
     uint32_t spray = 8;
     uint32_t payload = 4096;
     std::string scheduler = "ns3::TimingWheelScheduler";
-    std::string simulator = "ns3::FabricSimulatorImpl";
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("topology", "Fabric JSON file", topology);
@@ -40,11 +39,8 @@ main(int argc, char* argv[])
     cmd.AddValue("spray", "UDP source ports per flow", spray);
     cmd.AddValue("payload", "UDP payload bytes per packet", payload);
     cmd.AddValue("scheduler", "ns-3 scheduler TypeId", scheduler);
-    cmd.AddValue("simulator", "ns-3 simulator implementation TypeId (same events either way)",
-                 simulator);
     cmd.Parse(argc, argv);
 
-    GlobalValue::Bind("SimulatorImplementationType", StringValue(simulator));
     ObjectFactory sched;
     sched.SetTypeId(scheduler);
     Simulator::SetScheduler(sched);

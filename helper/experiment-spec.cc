@@ -465,10 +465,17 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
     if (root["simulator"].IsPresent())
     {
         spec.simulator = root["simulator"].AsString();
-        if (spec.simulator != "ns3::FabricSimulatorImpl" &&
-            spec.simulator != "ns3::DefaultSimulatorImpl")
+        if (spec.simulator == "ns3::FabricSimulatorImpl")
         {
-            root["simulator"].Fail("ns3::FabricSimulatorImpl or ns3::DefaultSimulatorImpl");
+            // It saved under 6 % of the instructions of ns-3's own loop, not
+            // enough to keep a second event loop correct.
+            root["simulator"].Fail("ns3::DefaultSimulatorImpl (this project's "
+                                   "ns3::FabricSimulatorImpl was removed: ns-3's own loop runs "
+                                   "the same events in the same order)");
+        }
+        if (spec.simulator != "ns3::DefaultSimulatorImpl")
+        {
+            root["simulator"].Fail("ns3::DefaultSimulatorImpl");
         }
     }
     // One simulation runs on one thread in ns-3's event order; parallelism

@@ -69,8 +69,7 @@ struct ExperimentSpec
     uint32_t seed = 1;
     Time sampleInterval;
     std::string scheduler = "ns3::TimingWheelScheduler"; //!< fastest measured (docs/performance.md)
-    //! The event loop: same events in the same order either way; this one is faster
-    std::string simulator = "ns3::FabricSimulatorImpl";
+    std::string simulator = "ns3::DefaultSimulatorImpl"; //!< ns-3's event loop
 };
 
 /**

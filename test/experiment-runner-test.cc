@@ -181,6 +181,7 @@ TEST_CASE("runner: bad experiments are refused with the file, the JSON path and 
         {"colour=\"red\"", "/", "colour"},
         {"scheduler=\"ns3::FastestScheduler\"", "/scheduler", "PriorityQueueScheduler"},
         {"simulator=\"ns3::RealtimeSimulatorImpl\"", "/simulator", "DefaultSimulatorImpl"},
+        {"simulator=\"ns3::FabricSimulatorImpl\"", "/simulator", "was removed"},
         {"sample_interval=\"10ns\"", "/sample_interval", "expected"},
         {"loss={\"rate\":0.1,\"where\":\"plane\",\"plane\":5}", "/loss/plane", "plane"},
         {"workload={\"type\":\"bulk\",\"flows\":[[1,1]]}", "/workload/flows/0", "two different"},
