@@ -1,5 +1,8 @@
 #include "experiment-spec.h"
 
+#include "rdma-transport-helper.h"
+#include "rdma-workload.h"
+
 #include "ns3/attribute.h"
 #include "ns3/type-id.h"
 
@@ -20,6 +23,7 @@ constexpr uint64_t kMaxDurationNs = uint64_t(3600) * 1000000000; // an hour of s
 constexpr uint64_t kMaxMessageBytes = uint64_t(1) << 32;         // 4 GiB (32-bit lengths)
 
 const std::vector<std::string> kWorkloadKeys = {"type",
+                                                "attributes",
                                                 "message_bytes",
                                                 "outstanding",
                                                 "messages_per_flow",
@@ -107,22 +111,110 @@ ValueAsString(const JsonReader& r)
     r.Fail("a string, number or boolean attribute value");
 }
 
+/**
+ * "attributes" of one object: {"Name": value} for attributes of \p typeId
+ * (or its parents), each checked as the top-level "attributes" are.
+ */
+std::vector<std::pair<std::string, std::string>>
+ParseObjectAttributes(const JsonReader& attrs, const std::string& typeId)
+{
+    if (!attrs.Json().is_object())
+    {
+        attrs.Fail("an object of \"AttributeName\": value for " + typeId);
+    }
+    std::vector<std::string> keys;
+    for (auto it = attrs.Json().begin(); it != attrs.Json().end(); ++it)
+    {
+        keys.push_back(it.key());
+    }
+    JsonReader a = attrs;
+    a.ExpectObject(keys);
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& key : keys)
+    {
+        const std::string value = ValueAsString(a[key]);
+        CheckAttribute(a[key], typeId + "::" + key, value);
+        out.emplace_back(key, value);
+    }
+    return out;
+}
+
+/** "transport": a short name (RdmaTransportHelper::GetAliases) or a transport's TypeId. */
+ExperimentTransport
+ParseTransport(JsonReader transport)
+{
+    transport.ExpectObject({"type"});
+    ExperimentTransport out;
+    out.name = transport["type"].AsString();
+    for (const auto& alias : RdmaTransportHelper::GetAliases())
+    {
+        if (alias.name == out.name)
+        {
+            out.typeId = alias.typeId;
+            out.defaults = alias.defaults;
+        }
+    }
+    TypeId tid;
+    if (out.typeId.empty() && TypeId::LookupByNameFailSafe(out.name, &tid) &&
+        tid.IsChildOf(RdmaTransport::GetTypeId()) && tid.HasConstructor())
+    {
+        out.typeId = out.name;
+    }
+    if (out.typeId.empty())
+    {
+        std::string names;
+        for (const auto& alias : RdmaTransportHelper::GetAliases())
+        {
+            names += "\"" + alias.name + "\" (" + alias.description + "), ";
+        }
+        transport["type"].Fail("one of " + names + "or the TypeId of an ns3::RdmaTransport");
+    }
+    return out;
+}
+
 /** The workload; host indices are checked against the fabric's \p hosts. */
 ExperimentWorkload
 ParseWorkload(JsonReader w, uint32_t hosts)
 {
     w.ExpectObject(kWorkloadKeys);
     ExperimentWorkload out;
-    out.type = w["type"].AsString();
-    static const std::vector<std::string> types = {"permutation",
-                                                   "bulk",
-                                                   "incast",
-                                                   "all_to_all",
-                                                   "all_reduce"};
-    if (std::find(types.begin(), types.end(), out.type) == types.end())
+    const std::string type = w["type"].AsString();
+    // A built-in workload by its short name or its TypeId; any other
+    // RdmaWorkload subclass by TypeId, configured through "attributes".
+    static const std::vector<std::pair<std::string, std::string>> kinds = {
+        {"permutation", "ns3::BulkWorkload"},
+        {"bulk", "ns3::BulkWorkload"},
+        {"incast", "ns3::BulkWorkload"},
+        {"all_to_all", "ns3::AllToAllWorkload"},
+        {"all_reduce", "ns3::RingAllReduceWorkload"},
+    };
+    for (const auto& [kind, typeId] : kinds)
+    {
+        if (type == kind || (type == typeId && out.typeId.empty()))
+        {
+            out.type = type == kind ? kind : (kind == "permutation" ? "bulk" : kind);
+            out.typeId = typeId;
+        }
+    }
+    TypeId tid;
+    if (out.typeId.empty() && TypeId::LookupByNameFailSafe(type, &tid) &&
+        tid.IsChildOf(RdmaWorkload::GetTypeId()) && tid.HasConstructor())
+    {
+        out.typeId = type;
+    }
+    if (out.typeId.empty())
     {
         w["type"].Fail("one of \"permutation\", \"bulk\", \"incast\", \"all_to_all\", "
-                       "\"all_reduce\"");
+                       "\"all_reduce\", or the TypeId of an ns3::RdmaWorkload");
+    }
+    if (w["attributes"].IsPresent())
+    {
+        out.attributes = ParseObjectAttributes(w["attributes"], out.typeId);
+    }
+    if (out.type.empty())
+    {
+        // A workload of its own: the built-in keys mean nothing to it.
+        w.ExpectObject({"type", "attributes", "start"});
     }
     if (w["message_bytes"].IsPresent())
     {
@@ -340,14 +432,7 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
         fabric.Fail("a topology file name or an inline fabric object");
     }
 
-    JsonReader transport = root["transport"];
-    transport.ExpectObject({"type"});
-    spec.transport = transport["type"].AsString();
-    if (spec.transport != "metaroce" && spec.transport != "rocev2" && spec.transport != "irn")
-    {
-        transport["type"].Fail("one of \"metaroce\", \"rocev2\" (go-back-N), \"irn\" (selective "
-                               "repeat)");
-    }
+    spec.transport = ParseTransport(root["transport"]);
 
     if (root["attributes"].IsPresent())
     {

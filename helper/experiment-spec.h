@@ -37,9 +37,23 @@ struct ExperimentFailure
     Time until;         //!< zero: never restored
 };
 
+/** The transport every host runs. */
+struct ExperimentTransport
+{
+    std::string name;   //!< as the experiment names it: an alias ("metaroce") or a TypeId name
+    std::string typeId; //!< a subclass of ns3::RdmaTransport
+    //! Attribute defaults the name implies ("ns3::Type::Attr" -> value), e.g. irn's recovery
+    std::vector<std::pair<std::string, std::string>> defaults;
+};
+
 struct ExperimentWorkload
 {
-    std::string type; //!< "permutation", "bulk", "incast", "all_to_all", "all_reduce"
+    //! How the flows are chosen: "permutation", "bulk", "incast", "all_to_all",
+    //! "all_reduce", or empty for a workload type given only by its TypeId
+    std::string type;
+    std::string typeId; //!< a subclass of ns3::RdmaWorkload
+    //! The workload object's own attributes ("attributes" in the experiment)
+    std::vector<std::pair<std::string, std::string>> attributes;
     uint64_t messageBytes = 1 << 20;
     uint32_t outstanding = 4;
     uint32_t messagesPerFlow = 0; //!< 0: continuous
@@ -59,7 +73,7 @@ struct ExperimentSpec
     std::string sourceFile;
     nlohmann::json effective; //!< the document after --set overrides
     FabricSpec fabric;
-    std::string transport;    //!< "metaroce", "rocev2", "irn"
+    ExperimentTransport transport;
     std::vector<std::pair<std::string, std::string>> attributes; //!< "ns3::Type::Attr" -> value
     ExperimentWorkload workload;
     ExperimentLoss loss;

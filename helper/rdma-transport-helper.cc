@@ -5,6 +5,20 @@
 namespace ns3
 {
 
+const std::vector<RdmaTransportHelper::Alias>&
+RdmaTransportHelper::GetAliases()
+{
+    static const std::vector<Alias> aliases = {
+        {"metaroce", "ns3::MetaRoceTransport", {}, "MetaRoCE"},
+        {"rocev2", "ns3::RoceV2Transport", {}, "RoCEv2, go-back-N"},
+        {"irn",
+         "ns3::RoceV2Transport",
+         {{"ns3::RoceV2Connection::SelectiveRepeat", "true"}},
+         "RoCEv2 with IRN selective repeat"},
+    };
+    return aliases;
+}
+
 RdmaTransportHelper::RdmaTransportHelper(const std::string& transportType)
 {
     TypeId tid;

@@ -26,6 +26,21 @@ namespace ns3
 class RdmaTransportHelper
 {
   public:
+    /**
+     * A short name experiments may use instead of a transport's TypeId, and
+     * the attribute defaults it implies ("ns3::Type::Attribute" -> value).
+     */
+    struct Alias
+    {
+        std::string name;
+        std::string typeId;
+        std::vector<std::pair<std::string, std::string>> defaults;
+        std::string description; //!< one line, for error messages and docs
+    };
+
+    /** The short names, in the order error messages list them. */
+    static const std::vector<Alias>& GetAliases();
+
     explicit RdmaTransportHelper(const std::string& transportType = "ns3::MetaRoceTransport");
 
     void SetTransportAttribute(const std::string& name, const AttributeValue& value);

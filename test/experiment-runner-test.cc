@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 using namespace ns3;
 using test::Deterministic;
@@ -222,4 +223,64 @@ TEST_CASE("runner: bad experiments are refused with the file, the JSON path and 
     CHECK_THROWS_WITH(runner.Build(), Catch::Contains("/failures/0/target") &&
                                           Catch::Contains("p9/l0-s0#0"));
     Simulator::Destroy();
+}
+
+TEST_CASE("runner: transports and workloads named by TypeId run as their short names",
+          "[runner]")
+{
+    // A short name is only an alias: "metaroce" is ns3::MetaRoceTransport,
+    // "all_to_all" is ns3::AllToAllWorkload with the same keys, so the two
+    // spellings must build the same simulation and give the same results.
+    auto run = [](const std::string& transport, const std::string& workload) {
+        nlohmann::json j = TinyExperiment();
+        j["transport"]["type"] = transport;
+        j["workload"] = {{"type", workload}, {"message_bytes", 32768}};
+        j["duration"] = "400us"; // long enough for every message despite the loss
+        nlohmann::json r = Deterministic(RunOnce(j));
+        r.erase("config");
+        r.erase("provenance");
+        return r;
+    };
+    const nlohmann::json shortNames = run("metaroce", "all_to_all");
+    CHECK(shortNames["summary"]["completed_messages"].get<uint64_t>() == 12); // 4 x 3 pairs
+    CHECK(run("ns3::MetaRoceTransport", "ns3::AllToAllWorkload") == shortNames);
+    // "irn" is RoCEv2 with selective repeat: the same as naming the type and
+    // setting the attribute the alias implies.
+    nlohmann::json irn = TinyExperiment();
+    irn["transport"]["type"] = "irn";
+    nlohmann::json byType = TinyExperiment();
+    byType["transport"]["type"] = "ns3::RoceV2Transport";
+    byType["attributes"] = {{"ns3::RoceV2Connection::SelectiveRepeat", true}};
+    const nlohmann::json a = RunOnce(irn);
+    const nlohmann::json b = RunOnce(byType);
+    CHECK(a["provenance"]["non_default_attributes"] == b["provenance"]["non_default_attributes"]);
+    CHECK(Deterministic(a)["summary"] == Deterministic(b)["summary"]);
+    CHECK(a["summary"]["retransmitted_packets"].get<uint64_t>() > 0);
+}
+
+TEST_CASE("runner: a workload's own attributes are set on it and checked", "[runner]")
+{
+    // MessagesPerFlow = 1 through "attributes": each of the 4 permutation
+    // flows sends exactly one 64 KiB message, and the workload finishes.
+    nlohmann::json j = TinyExperiment();
+    j["loss"]["rate"] = 0;
+    j["workload"]["attributes"] = {{"MessagesPerFlow", 1}};
+    const nlohmann::json r = RunOnce(j);
+    CHECK(r["summary"]["completed_messages"].get<uint64_t>() == 4);
+    CHECK(r["summary"]["workload_finished"].get<bool>());
+    for (const auto& [set, path, expected] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"workload.attributes.NoSuchThing=1", "/workload/attributes/NoSuchThing",
+              "ns3::BulkWorkload has"},
+             {"workload.attributes.Outstanding=\"lots\"", "/workload/attributes/Outstanding",
+              "valid"},
+             {"workload.type=\"ns3::Node\"", "/workload/type", "TypeId of an ns3::RdmaWorkload"},
+             {"transport.type=\"ns3::Node\"", "/transport/type", "TypeId of an ns3::RdmaTransport"},
+         })
+    {
+        CAPTURE(set);
+        nlohmann::json bad = TinyExperiment();
+        ApplyOverride(bad, set, "test.json");
+        CHECK_THROWS_WITH(Spec(bad), Catch::Contains(path) && Catch::Contains(expected));
+    }
 }

@@ -131,4 +131,15 @@ AllToAllWorkload::IsFinished() const
     return m_done;
 }
 
+std::vector<uint32_t>
+AllToAllWorkload::GetSenders() const
+{
+    std::vector<uint32_t> ranks(m_ranks);
+    for (uint32_t r = 0; r < m_ranks; ++r)
+    {
+        ranks[r] = r;
+    }
+    return ranks;
+}
+
 } // namespace ns3

@@ -25,6 +25,8 @@ class AllToAllWorkload : public RdmaWorkload
     void Start() override;
     void StopPosting() override { m_stopped = true; }
     bool IsFinished() const override;
+    /** Every rank sends and receives. */
+    std::vector<uint32_t> GetSenders() const override;
 
   private:
     void StartIteration();

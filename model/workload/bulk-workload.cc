@@ -133,4 +133,26 @@ BulkWorkload::IsFinished() const
     return true;
 }
 
+std::vector<uint32_t>
+BulkWorkload::GetSenders() const
+{
+    std::set<uint32_t> hosts;
+    for (const Flow& f : m_flows)
+    {
+        hosts.insert(f.src);
+    }
+    return {hosts.begin(), hosts.end()};
+}
+
+std::vector<uint32_t>
+BulkWorkload::GetReceivers() const
+{
+    std::set<uint32_t> hosts;
+    for (const Flow& f : m_flows)
+    {
+        hosts.insert(f.dst);
+    }
+    return {hosts.begin(), hosts.end()};
+}
+
 } // namespace ns3

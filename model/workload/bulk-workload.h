@@ -27,6 +27,8 @@ class BulkWorkload : public RdmaWorkload
     void Start() override;
     void StopPosting() override;
     bool IsFinished() const override;
+    std::vector<uint32_t> GetSenders() const override;
+    std::vector<uint32_t> GetReceivers() const override;
 
   private:
     struct Flow

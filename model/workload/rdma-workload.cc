@@ -2,6 +2,8 @@
 
 #include "ns3/simulator.h"
 
+#include <set>
+
 namespace ns3
 {
 
@@ -52,6 +54,20 @@ RdmaWorkload::Record(uint32_t src, uint32_t dst, const RdmaCompletion& c)
     r.status = c.status;
     m_messages.push_back(r);
     m_messageTrace(r);
+}
+
+std::vector<uint32_t>
+RdmaWorkload::GetSenders() const
+{
+    std::set<uint32_t> hosts;
+    if (m_pool)
+    {
+        for (const auto& e : m_pool->GetEndpoints())
+        {
+            hosts.insert(e->GetLocalHost());
+        }
+    }
+    return {hosts.begin(), hosts.end()};
 }
 
 void

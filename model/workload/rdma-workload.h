@@ -59,6 +59,14 @@ class RdmaWorkload : public Object
     virtual void StopPosting() {}
     /** True once every piece of work the workload will ever post has completed. */
     virtual bool IsFinished() const = 0;
+    /**
+     * Hosts that send data, ascending (after Install): what bounds the
+     * workload's offered load. By default every host with a connection
+     * endpoint in the pool.
+     */
+    virtual std::vector<uint32_t> GetSenders() const;
+    /** Hosts that receive data, ascending (after Install); by default GetSenders(). */
+    virtual std::vector<uint32_t> GetReceivers() const { return GetSenders(); }
 
     /** Schedules Start() at the StartTime attribute. */
     void Schedule();

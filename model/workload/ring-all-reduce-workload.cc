@@ -152,4 +152,15 @@ RingAllReduceWorkload::Completed(const RdmaCompletion& c)
     CheckFinished();
 }
 
+std::vector<uint32_t>
+RingAllReduceWorkload::GetSenders() const
+{
+    std::vector<uint32_t> ranks(m_ranks);
+    for (uint32_t r = 0; r < m_ranks; ++r)
+    {
+        ranks[r] = r;
+    }
+    return ranks;
+}
+
 } // namespace ns3

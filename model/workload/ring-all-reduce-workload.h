@@ -30,6 +30,8 @@ class RingAllReduceWorkload : public RdmaWorkload
     void Start() override;
     void StopPosting() override { m_stopped = true; }
     bool IsFinished() const override { return m_done; }
+    /** Every rank sends and receives. */
+    std::vector<uint32_t> GetSenders() const override;
 
     /** Bytes one slice carries (Bytes / ranks / Slices, at least 1). */
     uint32_t GetSliceBytes() const { return m_sliceBytes; }
