@@ -172,13 +172,11 @@ ParseTransport(JsonReader transport)
     return out;
 }
 
-/** The workload; host indices are checked against the fabric's \p hosts. */
-ExperimentWorkload
-ParseWorkload(JsonReader w, uint32_t hosts)
+/** Sets \p out's type and TypeId from "type": a short name or a TypeId. */
+void
+ResolveWorkloadType(const JsonReader& typeKey, ExperimentWorkload& out)
 {
-    w.ExpectObject(kWorkloadKeys);
-    ExperimentWorkload out;
-    const std::string type = w["type"].AsString();
+    const std::string type = typeKey.AsString();
     // A built-in workload by its short name or its TypeId; any other
     // RdmaWorkload subclass by TypeId, configured through "attributes".
     static const std::vector<std::pair<std::string, std::string>> kinds = {
@@ -204,18 +202,15 @@ ParseWorkload(JsonReader w, uint32_t hosts)
     }
     if (out.typeId.empty())
     {
-        w["type"].Fail("one of \"permutation\", \"bulk\", \"incast\", \"all_to_all\", "
+        typeKey.Fail("one of \"permutation\", \"bulk\", \"incast\", \"all_to_all\", "
                        "\"all_reduce\", or the TypeId of an ns3::RdmaWorkload");
     }
-    if (w["attributes"].IsPresent())
-    {
-        out.attributes = ParseObjectAttributes(w["attributes"], out.typeId);
-    }
-    if (out.type.empty())
-    {
-        // A workload of its own: the built-in keys mean nothing to it.
-        w.ExpectObject({"type", "attributes", "start"});
-    }
+}
+
+/** The built-in workloads' keys. */
+void
+ParseWorkloadKeys(JsonReader& w, ExperimentWorkload& out)
+{
     if (w["message_bytes"].IsPresent())
     {
         out.messageBytes = w["message_bytes"].AsUnsigned(1, kMaxMessageBytes - 1, "a message "
@@ -269,6 +264,12 @@ ParseWorkload(JsonReader w, uint32_t hosts)
     {
         out.start = w["start"].AsDuration(0, kMaxDurationNs);
     }
+}
+
+/** What the built-in workloads need, host indices checked against the fabric's \p hosts. */
+void
+CheckWorkload(JsonReader& w, const ExperimentWorkload& out, uint32_t hosts)
+{
     if (out.type == "bulk" && out.flows.empty())
     {
         w["flows"].Fail("a list of [source, destination] host pairs for a bulk workload");
@@ -304,7 +305,227 @@ ParseWorkload(JsonReader w, uint32_t hosts)
     {
         w["ranks"].Fail("at most " + std::to_string(hosts) + " ranks (the fabric's hosts)");
     }
+}
+
+/** The workload; host indices are checked against the fabric's \p hosts. */
+ExperimentWorkload
+ParseWorkload(JsonReader w, uint32_t hosts)
+{
+    w.ExpectObject(kWorkloadKeys);
+    ExperimentWorkload out;
+    ResolveWorkloadType(w["type"], out);
+    if (w["attributes"].IsPresent())
+    {
+        out.attributes = ParseObjectAttributes(w["attributes"], out.typeId);
+    }
+    if (out.type.empty())
+    {
+        // A workload of its own: the built-in keys mean nothing to it.
+        w.ExpectObject({"type", "attributes", "start"});
+    }
+    ParseWorkloadKeys(w, out);
+    CheckWorkload(w, out, hosts);
     return out;
+}
+
+/** "fabric": a topology file (looked up in \p baseDir, then \p repoDir) or an inline object. */
+FabricSpec
+ParseFabric(const JsonReader& fabric,
+            const std::string& source,
+            const std::string& baseDir,
+            const std::string& repoDir)
+{
+    if (!fabric.IsPresent())
+    {
+        fabric.Fail("a fabric: a topology file name or an inline fabric object");
+    }
+    if (fabric.Json().is_string())
+    {
+        const std::string name = fabric.AsString();
+        std::string path;
+        for (const std::string& dir : {baseDir, repoDir})
+        {
+            const fs::path p = fs::path(dir) / name;
+            std::error_code ec;
+            if (fs::is_regular_file(p, ec))
+            {
+                path = p.string();
+                break;
+            }
+        }
+        std::error_code ec;
+        if (path.empty() && fs::is_regular_file(name, ec))
+        {
+            path = name;
+        }
+        if (path.empty())
+        {
+            fabric.Fail("a fabric file that exists (a regular file; looked in " + baseDir + " and " +
+                            repoDir + ")",
+                        "\"" + name + "\"");
+        }
+        return LoadFabricSpec(path);
+    }
+    else if (fabric.Json().is_object())
+    {
+        return ParseFabricSpec(fabric.Json(), source + " " + fabric.Path());
+    }
+    else
+    {
+        fabric.Fail("a topology file name or an inline fabric object");
+    }
+}
+
+/** "attributes": {"ns3::Type::Attribute": value}, each checked against ns-3's attribute system. */
+std::vector<std::pair<std::string, std::string>>
+ParseAttributes(const JsonReader& attrs)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!attrs.Json().is_object())
+    {
+        attrs.Fail("an object of \"ns3::Type::Attribute\": value");
+    }
+    std::vector<std::string> keys;
+    for (auto it = attrs.Json().begin(); it != attrs.Json().end(); ++it)
+    {
+        keys.push_back(it.key());
+    }
+    JsonReader a = attrs;
+    a.ExpectObject(keys);
+    for (const auto& key : keys)
+    {
+        const std::string value = ValueAsString(a[key]);
+        CheckAttribute(a[key], key, value);
+        out.emplace_back(key, value);
+    }
+    return out;
+}
+
+/** "loss": random loss at the receive ports of one part of the fabric. */
+ExperimentLoss
+ParseLoss(JsonReader loss, uint32_t planes)
+{
+    ExperimentLoss out;
+    loss.ExpectObject({"rate", "where", "plane"});
+    out.rate = loss["rate"].AsNumber(0, 1, "a probability");
+    if (loss["where"].IsPresent())
+    {
+        out.where = loss["where"].AsString();
+        if (out.where != "nic" && out.where != "host_links" &&
+            out.where != "all" && out.where != "plane")
+        {
+            loss["where"].Fail("one of \"nic\" (host receive ports), \"host_links\" (both "
+                               "ends of host-leaf links), \"all\" (every port), \"plane\"");
+        }
+    }
+    if (out.where == "plane")
+    {
+        out.plane = loss["plane"].AsUnsigned(0, planes - 1, "a plane of the fabric");
+    }
+    return out;
+}
+
+/** "failures": links, switches or planes that go down (and come back) at given times. */
+std::vector<ExperimentFailure>
+ParseFailures(const JsonReader& failures, uint32_t planes)
+{
+    std::vector<ExperimentFailure> out;
+    for (JsonReader f : failures.AsArray())
+    {
+        f.ExpectObject({"what", "target", "at", "until"});
+        ExperimentFailure failure;
+        failure.what = f["what"].AsString();
+        if (failure.what != "link" && failure.what != "switch" && failure.what != "plane")
+        {
+            f["what"].Fail("one of \"link\", \"switch\", \"plane\"");
+        }
+        if (failure.what == "plane")
+        {
+            failure.target = std::to_string(
+                f["target"].AsUnsigned(0, planes - 1, "a plane of the fabric"));
+        }
+        else
+        {
+            failure.target = f["target"].AsString(); // checked against the built fabric
+        }
+        failure.at = f["at"].AsDuration(0, kMaxDurationNs);
+        if (f["until"].IsPresent())
+        {
+            failure.until = f["until"].AsDuration(1, kMaxDurationNs);
+            if (failure.until <= failure.at)
+            {
+                f["until"].Fail("a time after \"at\"");
+            }
+        }
+        out.push_back(failure);
+    }
+    return out;
+}
+
+/** How the run goes: duration, stop, seed, sampling, scheduler, event loop. */
+void
+ParseRunControl(JsonReader& root, ExperimentSpec& spec)
+{
+    spec.duration = root["duration"].AsDuration(1, kMaxDurationNs);
+    if (root["stop"].IsPresent())
+    {
+        const std::string stop = root["stop"].AsString();
+        if (stop != "duration" && stop != "workload_done")
+        {
+            root["stop"].Fail("\"duration\" or \"workload_done\"");
+        }
+        spec.stopWhenDone = stop == "workload_done";
+    }
+    if (root["seed"].IsPresent())
+    {
+        spec.seed = root["seed"].AsUnsigned(1, 0xFFFFFFFF);
+    }
+    if (root["scheduler"].IsPresent())
+    {
+        spec.scheduler = root["scheduler"].AsString();
+        static const std::vector<std::string> schedulers = {"ns3::MapScheduler",
+                                                            "ns3::HeapScheduler",
+                                                            "ns3::ListScheduler",
+                                                            "ns3::CalendarScheduler",
+                                                            "ns3::PriorityQueueScheduler",
+                                                            "ns3::TimingWheelScheduler"};
+        if (std::find(schedulers.begin(), schedulers.end(), spec.scheduler) == schedulers.end())
+        {
+            root["scheduler"].Fail("one of ns3::MapScheduler, ns3::HeapScheduler, "
+                                   "ns3::ListScheduler, ns3::CalendarScheduler, "
+                                   "ns3::PriorityQueueScheduler, ns3::TimingWheelScheduler");
+        }
+    }
+    if (root["simulator"].IsPresent())
+    {
+        spec.simulator = root["simulator"].AsString();
+        if (spec.simulator == "ns3::FabricSimulatorImpl")
+        {
+            // It saved under 6 % of the instructions of ns-3's own loop, not
+            // enough to keep a second event loop correct.
+            root["simulator"].Fail("ns3::DefaultSimulatorImpl (this project's "
+                                   "ns3::FabricSimulatorImpl was removed: ns-3's own loop runs "
+                                   "the same events in the same order)");
+        }
+        if (spec.simulator != "ns3::DefaultSimulatorImpl")
+        {
+            root["simulator"].Fail("ns3::DefaultSimulatorImpl");
+        }
+    }
+    // One simulation runs on one thread in ns-3's event order; parallelism
+    // is the sweep's (one process per point, or a Slurm array).
+    for (const char* removed : {"threads", "event_order"})
+    {
+        if (root[removed].IsPresent())
+        {
+            root[removed].Fail("no such key (multi-threaded runs and keyed event order were "
+                               "removed: a run uses one thread; run points in parallel with "
+                               "analysis/sweep.py --jobs N or on Slurm)");
+        }
+    }
+    spec.sampleInterval = root["sample_interval"].IsPresent()
+                              ? root["sample_interval"].AsDuration(100, kMaxDurationNs)
+                              : spec.duration / 100;
 }
 
 } // namespace
@@ -390,193 +611,30 @@ ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
     {
         spec.description = root["description"].AsString();
     }
-    // Fabric: a file name or an inline object.
-    const JsonReader fabric = root["fabric"];
-    if (!fabric.IsPresent())
-    {
-        fabric.Fail("a fabric: a topology file name or an inline fabric object");
-    }
-    if (fabric.Json().is_string())
-    {
-        const std::string name = fabric.AsString();
-        std::string path;
-        for (const std::string& dir : {baseDir, repoDir})
-        {
-            const fs::path p = fs::path(dir) / name;
-            std::error_code ec;
-            if (fs::is_regular_file(p, ec))
-            {
-                path = p.string();
-                break;
-            }
-        }
-        std::error_code ec;
-        if (path.empty() && fs::is_regular_file(name, ec))
-        {
-            path = name;
-        }
-        if (path.empty())
-        {
-            fabric.Fail("a fabric file that exists (a regular file; looked in " + baseDir + " and " +
-                            repoDir + ")",
-                        "\"" + name + "\"");
-        }
-        spec.fabric = LoadFabricSpec(path);
-    }
-    else if (fabric.Json().is_object())
-    {
-        spec.fabric = ParseFabricSpec(fabric.Json(), source + " " + fabric.Path());
-    }
-    else
-    {
-        fabric.Fail("a topology file name or an inline fabric object");
-    }
-
+    spec.fabric = ParseFabric(root["fabric"], source, baseDir, repoDir);
     spec.transport = ParseTransport(root["transport"]);
 
     if (root["attributes"].IsPresent())
     {
-        const JsonReader attrs = root["attributes"];
-        if (!attrs.Json().is_object())
-        {
-            attrs.Fail("an object of \"ns3::Type::Attribute\": value");
-        }
-        std::vector<std::string> keys;
-        for (auto it = attrs.Json().begin(); it != attrs.Json().end(); ++it)
-        {
-            keys.push_back(it.key());
-        }
-        JsonReader a = attrs;
-        a.ExpectObject(keys);
-        for (const auto& key : keys)
-        {
-            const std::string value = ValueAsString(a[key]);
-            CheckAttribute(a[key], key, value);
-            spec.attributes.emplace_back(key, value);
-        }
+        spec.attributes = ParseAttributes(root["attributes"]);
     }
 
     const uint32_t hosts = spec.fabric.Hosts();
     spec.workload = ParseWorkload(root["workload"], hosts);
     if (hosts < 2)
     {
-        fabric.Fail("a fabric with at least two hosts");
+        root["fabric"].Fail("a fabric with at least two hosts");
     }
 
     if (root["loss"].IsPresent())
     {
-        JsonReader loss = root["loss"];
-        loss.ExpectObject({"rate", "where", "plane"});
-        spec.loss.rate = loss["rate"].AsNumber(0, 1, "a probability");
-        if (loss["where"].IsPresent())
-        {
-            spec.loss.where = loss["where"].AsString();
-            if (spec.loss.where != "nic" && spec.loss.where != "host_links" &&
-                spec.loss.where != "all" && spec.loss.where != "plane")
-            {
-                loss["where"].Fail("one of \"nic\" (host receive ports), \"host_links\" (both "
-                                   "ends of host-leaf links), \"all\" (every port), \"plane\"");
-            }
-        }
-        if (spec.loss.where == "plane")
-        {
-            spec.loss.plane = loss["plane"].AsUnsigned(0, spec.fabric.planes - 1, "a plane of the fabric");
-        }
+        spec.loss = ParseLoss(root["loss"], spec.fabric.planes);
     }
-
     if (root["failures"].IsPresent())
     {
-        for (JsonReader f : root["failures"].AsArray())
-        {
-            f.ExpectObject({"what", "target", "at", "until"});
-            ExperimentFailure failure;
-            failure.what = f["what"].AsString();
-            if (failure.what != "link" && failure.what != "switch" && failure.what != "plane")
-            {
-                f["what"].Fail("one of \"link\", \"switch\", \"plane\"");
-            }
-            if (failure.what == "plane")
-            {
-                failure.target = std::to_string(
-                    f["target"].AsUnsigned(0, spec.fabric.planes - 1, "a plane of the fabric"));
-            }
-            else
-            {
-                failure.target = f["target"].AsString(); // checked against the built fabric
-            }
-            failure.at = f["at"].AsDuration(0, kMaxDurationNs);
-            if (f["until"].IsPresent())
-            {
-                failure.until = f["until"].AsDuration(1, kMaxDurationNs);
-                if (failure.until <= failure.at)
-                {
-                    f["until"].Fail("a time after \"at\"");
-                }
-            }
-            spec.failures.push_back(failure);
-        }
+        spec.failures = ParseFailures(root["failures"], spec.fabric.planes);
     }
-
-    spec.duration = root["duration"].AsDuration(1, kMaxDurationNs);
-    if (root["stop"].IsPresent())
-    {
-        const std::string stop = root["stop"].AsString();
-        if (stop != "duration" && stop != "workload_done")
-        {
-            root["stop"].Fail("\"duration\" or \"workload_done\"");
-        }
-        spec.stopWhenDone = stop == "workload_done";
-    }
-    if (root["seed"].IsPresent())
-    {
-        spec.seed = root["seed"].AsUnsigned(1, 0xFFFFFFFF);
-    }
-    if (root["scheduler"].IsPresent())
-    {
-        spec.scheduler = root["scheduler"].AsString();
-        static const std::vector<std::string> schedulers = {"ns3::MapScheduler",
-                                                            "ns3::HeapScheduler",
-                                                            "ns3::ListScheduler",
-                                                            "ns3::CalendarScheduler",
-                                                            "ns3::PriorityQueueScheduler",
-                                                            "ns3::TimingWheelScheduler"};
-        if (std::find(schedulers.begin(), schedulers.end(), spec.scheduler) == schedulers.end())
-        {
-            root["scheduler"].Fail("one of ns3::MapScheduler, ns3::HeapScheduler, "
-                                   "ns3::ListScheduler, ns3::CalendarScheduler, "
-                                   "ns3::PriorityQueueScheduler, ns3::TimingWheelScheduler");
-        }
-    }
-    if (root["simulator"].IsPresent())
-    {
-        spec.simulator = root["simulator"].AsString();
-        if (spec.simulator == "ns3::FabricSimulatorImpl")
-        {
-            // It saved under 6 % of the instructions of ns-3's own loop, not
-            // enough to keep a second event loop correct.
-            root["simulator"].Fail("ns3::DefaultSimulatorImpl (this project's "
-                                   "ns3::FabricSimulatorImpl was removed: ns-3's own loop runs "
-                                   "the same events in the same order)");
-        }
-        if (spec.simulator != "ns3::DefaultSimulatorImpl")
-        {
-            root["simulator"].Fail("ns3::DefaultSimulatorImpl");
-        }
-    }
-    // One simulation runs on one thread in ns-3's event order; parallelism
-    // is the sweep's (one process per point, or a Slurm array).
-    for (const char* removed : {"threads", "event_order"})
-    {
-        if (root[removed].IsPresent())
-        {
-            root[removed].Fail("no such key (multi-threaded runs and keyed event order were "
-                               "removed: a run uses one thread; run points in parallel with "
-                               "analysis/sweep.py --jobs N or on Slurm)");
-        }
-    }
-    spec.sampleInterval = root["sample_interval"].IsPresent()
-                              ? root["sample_interval"].AsDuration(100, kMaxDurationNs)
-                              : spec.duration / 100;
+    ParseRunControl(root, spec);
     return spec;
 }
 
