@@ -17,7 +17,9 @@ Each point runs `metaroce-run` in its own directory OUT/points/<key>, where
 <key> hashes the runner binary and model library, the experiment file's
 content and the point's overrides: a point whose results.json exists is not run again (the sweep is
 resumable; a changed experiment file or a rebuilt runner gets new keys). Points run in parallel (--jobs,
-default: the number of CPUs). At the end OUT/summary.csv has one row per
+default: the number of CPUs). --load LIB has every run load a shared library
+first (a transport or workload of one's own, docs/adding-a-transport.md); the
+library's bytes are part of the keys. At the end OUT/summary.csv has one row per
 point: its parameters and the main summary fields; the table is printed.
 
 With --backend slurm the points not done yet run as one Slurm job array
@@ -93,8 +95,8 @@ def point_key(experiment_text, sets, runner_digest):
     return h.hexdigest()[:16]
 
 
-def run_point(runner, experiment, outdir, sets):
-    cmd = [runner, experiment, "--quiet", "--out", outdir]
+def run_point(runner, experiment, outdir, sets, loads=()):
+    cmd = [runner, experiment, "--quiet", "--out", outdir] + [f"--load={lib}" for lib in loads]
     for k, v in sorted(sets.items()):
         cmd += ["--set", f"{k}={json.dumps(v)}"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -103,7 +105,7 @@ def run_point(runner, experiment, outdir, sets):
     return None
 
 
-def runner_digest_of(runner):
+def runner_digest_of(runner, loads=()):
     # The runner's bytes and the model library's are part of each key: a
     # rebuilt model reruns every point instead of reusing results it would no
     # longer produce.
@@ -116,14 +118,19 @@ def runner_digest_of(runner):
         if os.path.exists(lib):
             digest += file_digest(lib)
             break
+    for lib in loads:
+        # A library the runner loads (a transport of one's own) is part of the model.
+        if not os.path.isfile(lib):
+            sys.exit(f"sweep: --load {lib!r}: no such file")
+        digest += file_digest(lib)
     return digest
 
 
-def sweep_rows(sweep, out, runner):
+def sweep_rows(sweep, out, runner, loads=()):
     """Every point of the sweep with its key and folder (OUT/points/<key>)."""
     with open(sweep["experiment_path"]) as f:
         experiment_text = f.read()
-    runner_digest = runner_digest_of(runner)
+    runner_digest = runner_digest_of(runner, loads)
     rows = []
     for p in points(sweep):
         key = point_key(experiment_text, p["set"], runner_digest)
@@ -144,6 +151,9 @@ def main():
                     help="parallel processes of the local backend (default: the number of CPUs)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--runner", default=os.path.join(ROOT, "build", "examples", "metaroce-run"))
+    ap.add_argument("--load", action="append", default=[], metavar="LIB",
+                    help="a shared library every run loads (metaroce-run --load): e.g. a "
+                         "transport of your own; repeatable; local backend only")
     ap.add_argument("--backend", choices=["local", "slurm"], default="local",
                     help="where the points run: local processes (default) or a Slurm job array")
     sweep_slurm.add_arguments(ap)
@@ -152,6 +162,8 @@ def main():
         used = sweep_slurm.options_given(args)
         if used:
             ap.error(f"{used[0]} applies to --backend slurm only")
+    elif args.load:
+        ap.error("--load applies to the local backend")
     elif args.jobs is not None:
         ap.error("--jobs applies to the local backend; with Slurm, --array-limit caps the "
                  "tasks running at once")
@@ -159,7 +171,8 @@ def main():
     sweep = load_sweep(args.sweep)
     out = os.path.abspath(args.out or os.path.join(ROOT, "results", sweep["name"]))
     os.makedirs(os.path.join(out, "points"), exist_ok=True)
-    rows = sweep_rows(sweep, out, args.runner)
+    args.load = [os.path.abspath(lib) for lib in args.load]
+    rows = sweep_rows(sweep, out, args.runner, args.load)
     if args.backend == "slurm":
         sys.exit(sweep_slurm.main(args, ap, sweep, out, rows,
                                   collect=lambda: write_summary(out, sweep, rows)))
@@ -174,7 +187,7 @@ def run_local(args, sweep, out, rows):
     failures = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(run_point, args.runner, sweep["experiment_path"], p["dir"],
-                               p["set"]): p for p in todo}
+                               p["set"], args.load): p for p in todo}
         for n, fut in enumerate(concurrent.futures.as_completed(futures), 1):
             p = futures[fut]
             err = fut.result()

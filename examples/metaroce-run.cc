@@ -7,6 +7,9 @@
  * (results.json, throughput.csv, queues.csv, connections.csv) are
  * docs/results-format.md. --set PATH=VALUE overrides any JSON value (dotted
  * path; the value is JSON if it parses, else a string) and may repeat.
+ * --load LIB.so loads a shared library before the experiment is read, so
+ * that the TypeIds it registers (a transport or workload of one's own,
+ * docs/adding-a-transport.md) can be named in it; it may repeat.
  * Exit codes: 0 done, 2 bad command line or experiment (message names the
  * file, JSON path and what was expected), 1 other failure. A progress line
  * goes to stderr when it is a terminal (--quiet silences it).
@@ -15,6 +18,7 @@
 
 #include "ns3/simulator.h"
 
+#include <dlfcn.h>
 #include <iostream>
 #include <unistd.h>
 
@@ -26,7 +30,8 @@ int
 Usage(const char* why)
 {
     std::cerr << "metaroce-run: " << why << "\n"
-              << "usage: metaroce-run EXPERIMENT.json [--set PATH=VALUE]... [--out DIR] [--quiet]\n";
+              << "usage: metaroce-run EXPERIMENT.json [--set PATH=VALUE]... [--load LIB.so]... "
+                 "[--out DIR] [--quiet]\n";
     return 2;
 }
 } // namespace
@@ -61,6 +66,20 @@ main(int argc, char* argv[])
                 return Usage("--set needs PATH=VALUE");
             }
             sets.push_back(v);
+        }
+        else if (a == "--load" || a.rfind("--load=", 0) == 0)
+        {
+            const std::string lib = value("--load");
+            if (lib.empty())
+            {
+                return Usage("--load needs a shared library");
+            }
+            // Its static initialisers register its TypeIds with ns-3.
+            if (dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr)
+            {
+                std::cerr << "metaroce-run: --load " << lib << ": " << dlerror() << "\n";
+                return 2;
+            }
         }
         else if (a.rfind("--out", 0) == 0)
         {

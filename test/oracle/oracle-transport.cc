@@ -1,0 +1,120 @@
+#include "oracle-transport.h"
+
+#include "fabric-port.h"
+
+#include "ns3/abort.h"
+#include "ns3/simulator.h"
+
+#include <cmath>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(OracleTransport);
+
+TypeId
+OracleTransport::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::OracleTransport")
+                            .SetParent<RdmaTransport>()
+                            .SetGroupName("MetaRoce")
+                            .AddConstructor<OracleTransport>();
+    return tid;
+}
+
+OracleTransport::OracleTransport()
+{
+    m_connectionFactory.SetTypeId(OracleConnection::GetTypeId());
+}
+
+void
+OracleTransport::DoDispose()
+{
+    for (auto& c : m_connections)
+    {
+        c->Dispose();
+    }
+    m_connections.clear();
+    m_queue.clear();
+    RdmaTransport::DoDispose();
+}
+
+Ptr<RdmaConnection>
+OracleTransport::GetConnection(uint32_t index) const
+{
+    return m_connections[index];
+}
+
+void
+OracleTransport::SetConnectionAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_connectionFactory.Set(name, value);
+}
+
+Ptr<RdmaConnection>
+OracleTransport::CreateEndpoint(uint32_t remoteHost)
+{
+    NS_ABORT_MSG_IF(!m_nic, "OracleTransport: SetNic before creating connections");
+    Ptr<OracleConnection> c = m_connectionFactory.Create<OracleConnection>();
+    m_connections.push_back(c);
+    c->Setup(this, remoteHost);
+    return c;
+}
+
+void
+OracleTransport::Bind(Ptr<RdmaConnection> local, Ptr<RdmaConnection> remote)
+{
+    Ptr<OracleConnection> l = DynamicCast<OracleConnection>(local);
+    Ptr<OracleConnection> r = DynamicCast<OracleConnection>(remote);
+    NS_ABORT_MSG_IF(!l || !r, "OracleTransport::Bind: not oracle endpoints");
+    l->SetPeer(r);
+}
+
+double
+OracleTransport::GetLineRateBps() const
+{
+    double bps = 0;
+    for (uint32_t p = 0; p < m_nic->GetNPlanes(); ++p)
+    {
+        bps += m_nic->GetPort(p)->GetDataRate().GetBitRate();
+    }
+    return bps;
+}
+
+void
+OracleTransport::Enqueue(Ptr<OracleConnection> connection, const RdmaWorkRequest& wr)
+{
+    m_queue.push_back(Queued{connection, wr, Simulator::Now()});
+    if (!m_busy)
+    {
+        StartNext();
+    }
+}
+
+void
+OracleTransport::StartNext()
+{
+    const Queued& q = m_queue.front();
+    // Whole nanoseconds, rounded up: the fabric's time resolution, and a
+    // rate never above the line rate.
+    const Time duration =
+        NanoSeconds(int64_t(std::ceil(q.wr.length * 8.0 / GetLineRateBps() * 1e9)));
+    m_busy = true;
+    q.connection->StartService(q.wr.length, Simulator::Now(), duration);
+    Simulator::Schedule(duration, &OracleTransport::Finish, this);
+}
+
+void
+OracleTransport::Finish()
+{
+    const Queued q = m_queue.front();
+    m_queue.pop_front();
+    m_busy = false;
+    q.connection->Serialised(q.wr, q.posted); // may post more work
+    if (!m_busy && !m_queue.empty())
+    {
+        StartNext();
+    }
+}
+
+} // namespace ns3
