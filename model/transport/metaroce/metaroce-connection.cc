@@ -409,23 +409,7 @@ MetaRoceConnection::BuildPacket(const MetaRocePath& path,
         {
             bytes = GetLocalMemory()->Bytes(m.wr.lkey, m.wr.localAddress + offset);
         }
-        h.opcode =
-            m.wr.opcode == RdmaOpcode::Write ? MetaRoceDataHeader::WRITE : MetaRoceDataHeader::SEND;
-        h.flags = flags | (ref.chunk == 0 ? MetaRoceDataHeader::FIRST : 0) |
-                  (ref.chunk + 1 == m.chunks ? MetaRoceDataHeader::LAST : 0);
-        h.stream = m.wr.stream;
-        h.messageSeq = m.messageSeq;
-        h.messageLength = m.wr.length;
-        h.offset = offset;
-        if (m.wr.opcode == RdmaOpcode::Write)
-        {
-            h.remoteAddress = m.wr.remoteAddress + offset;
-            h.keyOrMatch = m.wr.rkey;
-        }
-        else
-        {
-            h.keyOrMatch = m.sendSeq;
-        }
+        m_sendQueue.DescribeChunk(ref, offset, flags, h);
         ++m_stats.dataPackets;
         m_stats.payloadBytes += len;
     }
@@ -496,7 +480,7 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
     // Were the windows what limited sending? (RFC 7661: grow only then.)
     const bool pathLimited = o.inFlight + 1 >= std::max(1u, uint32_t(p.cwnd));
     const bool connLimited = m_inFlight + 1 >= std::max(1u, uint32_t(m_cc.cwnd));
-    const uint32_t newly = AcknowledgeSack(h, pi);
+    const uint32_t newly = m_recovery.ApplySack(h, pi);
     CongestionOnAck(pi, newly, h.flags & MetaRoceAckHeader::ECE, pathLimited, connLimited, now);
     // Loss: anything sent on this path before the packet this ACK echoes and
     // still missing was lost (one path is one FIFO route: decision 3).
@@ -579,54 +563,6 @@ MetaRoceConnection::HandleNaks(const MetaRoceAckHeader& h, uint32_t pi, int64_t 
                                                                     : RdmaStatus::RemoteAccessError);
         }
     }
-}
-
-uint32_t
-MetaRoceConnection::AcknowledgeSack(const MetaRoceAckHeader& h, uint32_t pi)
-{
-    MetaRocePath& p = m_paths[pi];
-    MetaRocePath::Outstanding& o = *p.outstanding;
-    const uint32_t una = p.Una();
-    uint32_t newly = 0;
-    auto ackSeq = [&](uint32_t seq) {
-        MetaRocePath::SentPacket& pkt = o.packets[seq - una];
-        if (pkt.state == MetaRocePath::PacketState::Acked)
-        {
-            return;
-        }
-        if (pkt.state == MetaRocePath::PacketState::InFlight)
-        {
-            --o.inFlight;
-            --m_inFlight;
-        }
-        pkt.state = MetaRocePath::PacketState::Acked;
-        ++newly;
-        AckChunk(pkt.ref);
-    };
-    const uint32_t cum = std::min(h.cumulativeSeq, p.nextSeq);
-    for (uint32_t seq = una; seq < cum; ++seq)
-    {
-        ackSeq(seq);
-    }
-    const int32_t highest = h.sack.Highest();
-    for (int32_t bit = 0; bit <= highest; ++bit)
-    {
-        const uint32_t seq = h.cumulativeSeq + 1 + bit;
-        if (seq >= p.nextSeq)
-        {
-            break;
-        }
-        if (seq >= una && h.sack.Test(bit))
-        {
-            ackSeq(seq);
-        }
-    }
-    while (!o.packets.empty() && o.packets.front().state == MetaRocePath::PacketState::Acked)
-    {
-        o.packets.pop_front();
-    }
-    p.acked += newly;
-    return newly;
 }
 
 void

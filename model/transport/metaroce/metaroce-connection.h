@@ -6,22 +6,22 @@
  *
  * Sending (METAROCE.md decisions 1-4, 6) is split by role, as ns-3 splits
  * TcpSocketBase from TcpCongestionOps and TcpRecoveryOps:
- * - this class: streams (each posted Write/Send gets the next message
- *   sequence of its stream; streams are served round robin, a packet at a
- *   time, so one stream's long message does not hold up another's),
- *   posting, completions (released per stream in post order), building the
- *   packets the NIC pulls, pacing each plane to the congestion policy's
- *   rate (by default the receiver's fair-share hint from the latest ACK on
- *   that plane), the congestion policy's calls, and the watchdog: outstanding
- *   work with no acknowledged packet for WatchdogTimeout fires the Stalled
- *   trace (connection, oldest message, the path holding the oldest
- *   unacknowledged packet, last progress time) and logs a warning;
+ * - this class: posting and completions, building the packets the NIC
+ *   pulls, pacing each plane to the congestion policy's rate (by default
+ *   the receiver's fair-share hint from the latest ACK on that plane), the
+ *   steps of an ACK, the congestion policy's calls, the traces, and the
+ *   watchdog: outstanding work with no acknowledged packet for
+ *   WatchdogTimeout fires the Stalled trace (connection, oldest message,
+ *   the path holding the oldest unacknowledged packet, last progress time)
+ *   and logs a warning, so the endpoint never hangs silently;
+ * - MetaRoceSendQueue: the posted messages by stream, served round robin a
+ *   chunk at a time, completions released per stream in post order;
  * - MetaRocePath: PathsPerPlane paths on every plane, each with its own UDP
  *   source port (ECMP entropy), sequence space, window, RTT estimator,
  *   retransmission timer state and ECN state;
  * - MetaRocePathSelector: which path of a plane carries its next packet;
- * - MetaRoceLossRecovery: gap and tail-loss detection, retransmission on
- *   the path that lost the packet, path failure and repath.
+ * - MetaRoceLossRecovery: SACK and gap detection, tail-loss timers,
+ *   retransmission on the path that lost the packet, failure and repath.
  */
 #ifndef METAROCE_CONNECTION_H
 #define METAROCE_CONNECTION_H
@@ -177,8 +177,6 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     void UpdatePath(const MetaRoceAckHeader& h, uint32_t pathIndex, int64_t nowPs);
     /** Receiver not ready and error NAKs of the packet the ACK answers. */
     void HandleNaks(const MetaRoceAckHeader& h, uint32_t pathIndex, int64_t nowPs);
-    /** Cumulative and selective acknowledgement; returns the packets newly acknowledged. */
-    uint32_t AcknowledgeSack(const MetaRoceAckHeader& h, uint32_t pathIndex);
     /** The congestion policy sees the ACK (decision 4). */
     void CongestionOnAck(uint32_t pathIndex, uint32_t newly, bool ecn, bool pathLimited,
                          bool connLimited, int64_t nowPs);

@@ -25,6 +25,55 @@ MetaRoceLossRecovery::Cancel()
 }
 
 uint32_t
+MetaRoceLossRecovery::ApplySack(const MetaRoceAckHeader& h, uint32_t pathIndex)
+{
+    MetaRoceConnection& c = *m_connection;
+    MetaRocePath& p = c.m_paths[pathIndex];
+    MetaRocePath::Outstanding& o = *p.outstanding; // the ACK's path is busy
+    const uint32_t una = p.Una();
+    uint32_t newly = 0;
+    auto ackSeq = [&](uint32_t seq) {
+        MetaRocePath::SentPacket& pkt = o.packets[seq - una];
+        if (pkt.state == MetaRocePath::PacketState::Acked)
+        {
+            return;
+        }
+        if (pkt.state == MetaRocePath::PacketState::InFlight)
+        {
+            --o.inFlight;
+            --c.m_inFlight;
+        }
+        pkt.state = MetaRocePath::PacketState::Acked;
+        ++newly;
+        c.AckChunk(pkt.ref); // may complete messages, and Complete() may post more
+    };
+    const uint32_t cum = std::min(h.cumulativeSeq, p.nextSeq);
+    for (uint32_t seq = una; seq < cum; ++seq)
+    {
+        ackSeq(seq);
+    }
+    const int32_t highest = h.sack.Highest();
+    for (int32_t bit = 0; bit <= highest; ++bit)
+    {
+        const uint32_t seq = h.cumulativeSeq + 1 + bit;
+        if (seq >= p.nextSeq)
+        {
+            break;
+        }
+        if (seq >= una && h.sack.Test(bit))
+        {
+            ackSeq(seq);
+        }
+    }
+    while (!o.packets.empty() && o.packets.front().state == MetaRocePath::PacketState::Acked)
+    {
+        o.packets.pop_front();
+    }
+    p.acked += newly;
+    return newly;
+}
+
+uint32_t
 MetaRoceLossRecovery::DetectLosses(uint32_t pathIndex)
 {
     MetaRoceConnection& c = *m_connection;

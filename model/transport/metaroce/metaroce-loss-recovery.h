@@ -23,6 +23,7 @@
 #ifndef METAROCE_LOSS_RECOVERY_H
 #define METAROCE_LOSS_RECOVERY_H
 
+#include "metaroce-ack-header.h"
 #include "metaroce-path.h"
 #include "ring-buffer.h"
 
@@ -43,6 +44,11 @@ class MetaRoceLossRecovery
     /** Cancels the timers (the connection is disposed). */
     void Cancel();
 
+    /**
+     * The ACK's cumulative sequence and SACK bitmap on \p pathIndex mark its
+     * packets acknowledged (their chunks too); returns how many are newly.
+     */
+    uint32_t ApplySack(const MetaRoceAckHeader& h, uint32_t pathIndex);
     /**
      * Gap detection on \p pathIndex after an ACK: every packet in flight
      * sent before the latest send time an ACK echoed is lost and queued for

@@ -4,41 +4,36 @@ namespace ns3
 {
 
 bool
-MetaRocePathSelector::RefreshPathWork(uint32_t plane)
+MetaRocePathSelector::RecomputePathWork(uint32_t plane)
 {
-    MetaRocePlane& ps = m_planes[plane];
-    if (!ps.pathWork)
-    {
-        return false;
-    }
     bool work = false;
     for (uint32_t i = plane; i < m_paths.size() && !work; i += m_planes.size())
     {
         work = m_paths[i].probing || m_paths[i].HasRetransmission();
     }
-    ps.pathWork = work;
+    m_planes[plane].pathWork = work;
     return work;
 }
 
 bool
-MetaRocePathSelector::HasRetransmission(uint32_t plane) const
+MetaRocePathSelector::FindRetransmission(uint32_t plane) const
 {
-    bool work = false;
-    for (uint32_t i = plane; i < m_paths.size() && !work && m_planes[plane].pathWork;
-         i += m_planes.size())
+    for (uint32_t i = plane; i < m_paths.size(); i += m_planes.size())
     {
-        work = m_paths[i].HasRetransmission();
+        if (m_paths[i].HasRetransmission())
+        {
+            return true;
+        }
     }
-    return work;
+    return false;
 }
 
 int32_t
-MetaRocePathSelector::ChooseProbe(uint32_t plane) const
+MetaRocePathSelector::FindProbe(uint32_t plane) const
 {
     // A failed path earns its load back with a probe, and has at most one
     // unanswered at a time.
-    for (uint32_t i = plane; m_planes[plane].pathWork && i < m_paths.size();
-         i += m_planes.size())
+    for (uint32_t i = plane; i < m_paths.size(); i += m_planes.size())
     {
         const MetaRocePath& p = m_paths[i];
         if (p.probing && p.InFlight() == 0 && p.CountOutstanding() < SackBitmap::kBits)

@@ -39,71 +39,44 @@ Pool()
 } // namespace
 
 MetaRocePath::Outstanding&
-MetaRocePath::GetOutstanding()
+MetaRocePath::AllocateOutstanding()
 {
-    if (!outstanding)
-    {
 #if !defined(__SANITIZE_ADDRESS__)
-        auto& spare = Pool().spare;
-        if (!spare.empty())
-        {
-            outstanding.reset(spare.back()); // in the state ReleaseIfIdle left it: a fresh one's
-            spare.pop_back();
-            return *outstanding;
-        }
-#endif
-        outstanding = std::make_unique<Outstanding>();
+    auto& spare = Pool().spare;
+    if (!spare.empty())
+    {
+        outstanding.reset(spare.back()); // in the state ReleaseOutstanding left it: a fresh one's
+        spare.pop_back();
+        return *outstanding;
     }
+#endif
+    outstanding = std::make_unique<Outstanding>();
     return *outstanding;
 }
 
 MetaRocePath::History&
-MetaRocePath::GetHistory()
+MetaRocePath::AllocateHistory()
 {
-    if (!history)
-    {
-        history = std::make_unique<History>();
-    }
+    history = std::make_unique<History>();
     return *history;
 }
 
 void
-MetaRocePath::ReleaseIfIdle()
+MetaRocePath::ReleaseOutstanding()
 {
-    // A fresh Outstanding is equivalent to one with these defaults and any
-    // maxEchoPs: every packet the path sends later leaves no earlier than
-    // now, so no earlier than any send time an ACK has echoed so far.
-    const Outstanding* o = outstanding.get();
-    if (o && o->packets.empty() && o->retx.empty() && o->inFlight == 0 &&
-        o->rtoDeadlinePs == 0 && o->consecutiveTimeouts == 0 && o->backoff == 1)
-    {
+    // A fresh Outstanding is equivalent to an idle one with any maxEchoPs:
+    // every packet the path sends later leaves no earlier than now, so no
+    // earlier than any send time an ACK has echoed so far.
 #if !defined(__SANITIZE_ADDRESS__)
-        auto& spare = Pool().spare;
-        if (spare.size() < OutstandingPool::kPoolSize)
-        {
-            outstanding->maxEchoPs = Outstanding().maxEchoPs;
-            spare.push_back(outstanding.release());
-            return;
-        }
+    auto& spare = Pool().spare;
+    if (spare.size() < OutstandingPool::kPoolSize)
+    {
+        outstanding->maxEchoPs = Outstanding().maxEchoPs;
+        spare.push_back(outstanding.release());
+        return;
+    }
 #endif
-        outstanding.reset();
-    }
-}
-
-void
-MetaRocePath::UpdateRtt(int64_t samplePs)
-{
-    if (srttPs == 0)
-    {
-        srttPs = samplePs;
-        rttvarPs = samplePs / 2;
-    }
-    else
-    {
-        const int64_t err = srttPs > samplePs ? srttPs - samplePs : samplePs - srttPs;
-        rttvarPs = (3 * rttvarPs + err) / 4;
-        srttPs = (7 * srttPs + samplePs) / 8;
-    }
+    outstanding.reset();
 }
 
 MetaRocePathStats

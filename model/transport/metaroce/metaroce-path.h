@@ -108,12 +108,22 @@ class MetaRocePath
         uint32_t probes = 0;
     };
 
+    // Inline tests, allocation and release out of line: these run for
+    // nearly every packet and ACK.
     /** The outstanding part, allocated if the path has none. */
-    Outstanding& GetOutstanding();
+    Outstanding& GetOutstanding() { return outstanding ? *outstanding : AllocateOutstanding(); }
     /** The history part, allocated if the path has none. */
-    History& GetHistory();
+    History& GetHistory() { return history ? *history : AllocateHistory(); }
     /** Releases the outstanding part once it holds only defaults. */
-    void ReleaseIfIdle();
+    void ReleaseIfIdle()
+    {
+        const Outstanding* o = outstanding.get();
+        if (o && o->packets.empty() && o->retx.empty() && o->inFlight == 0 &&
+            o->rtoDeadlinePs == 0 && o->consecutiveTimeouts == 0 && o->backoff == 1)
+        {
+            ReleaseOutstanding();
+        }
+    }
 
     /** Packets between the oldest unacknowledged one and the next to send. */
     uint32_t CountOutstanding() const { return outstanding ? outstanding->packets.size() : 0; }
@@ -131,7 +141,20 @@ class MetaRocePath
         return nowPs - lastEcnPs > std::max<int64_t>(srttPs, 1);
     }
     /** RFC 6298 smoothing of the path's RTT with a new sample. */
-    void UpdateRtt(int64_t samplePs);
+    void UpdateRtt(int64_t samplePs)
+    {
+        if (srttPs == 0)
+        {
+            srttPs = samplePs;
+            rttvarPs = samplePs / 2;
+        }
+        else
+        {
+            const int64_t err = srttPs > samplePs ? srttPs - samplePs : samplePs - srttPs;
+            rttvarPs = (3 * rttvarPs + err) / 4;
+            srttPs = (7 * srttPs + samplePs) / 8;
+        }
+    }
     MetaRocePathStats GetStats() const;
 
     /**
@@ -142,6 +165,13 @@ class MetaRocePath
     template <typename F>
     void WithFlowCc(uint64_t lineBps, F f);
 
+  private:
+    Outstanding& AllocateOutstanding();
+    History& AllocateHistory();
+    /** Frees the idle outstanding part (to the spare pool if it has room). */
+    void ReleaseOutstanding();
+
+  public:
     double cwnd = 1; //!< RdmaFlowCc::cwnd
     int64_t srttPs = 0;
     int64_t rttvarPs = 0;

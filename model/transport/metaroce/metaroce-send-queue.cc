@@ -105,6 +105,32 @@ MetaRoceSendQueue::NextChunk(MetaRoceChunkRef& ref)
     return false;
 }
 
+void
+MetaRoceSendQueue::DescribeChunk(const MetaRoceChunkRef& ref,
+                                 uint32_t offset,
+                                 uint8_t flags,
+                                 MetaRoceDataHeader& h) const
+{
+    const Message& m = Get(ref.message);
+    h.opcode =
+        m.wr.opcode == RdmaOpcode::Write ? MetaRoceDataHeader::WRITE : MetaRoceDataHeader::SEND;
+    h.flags = flags | (ref.chunk == 0 ? MetaRoceDataHeader::FIRST : 0) |
+              (ref.chunk + 1 == m.chunks ? MetaRoceDataHeader::LAST : 0);
+    h.stream = m.wr.stream;
+    h.messageSeq = m.messageSeq;
+    h.messageLength = m.wr.length;
+    h.offset = offset;
+    if (m.wr.opcode == RdmaOpcode::Write)
+    {
+        h.remoteAddress = m.wr.remoteAddress + offset;
+        h.keyOrMatch = m.wr.rkey;
+    }
+    else
+    {
+        h.keyOrMatch = m.sendSeq;
+    }
+}
+
 int32_t
 MetaRoceSendQueue::AckChunk(const MetaRoceChunkRef& ref)
 {
@@ -159,7 +185,6 @@ MetaRoceSendQueue::PopCompletion(uint16_t stream, RdmaCompletion& c)
     }
     s.order.pop_front();
     m.released = true;
-    c = RdmaCompletion();
     c.wrId = m.wr.wrId;
     c.opcode = m.wr.opcode;
     c.status = m.status;

@@ -14,6 +14,7 @@
 #ifndef METAROCE_SEND_QUEUE_H
 #define METAROCE_SEND_QUEUE_H
 
+#include "metaroce-data-header.h"
 #include "metaroce-path.h"
 #include "rdma-connection.h"
 #include "ring-buffer.h"
@@ -60,6 +61,15 @@ class MetaRoceSendQueue
     /** Takes the next chunk to send as new data (resend queue first); false if none. */
     bool NextChunk(MetaRoceChunkRef& ref);
 
+    /**
+     * Writes what data header \p h says of chunk \p ref (at byte \p offset
+     * of its message; \p flags: RETX or none): opcode, flags, stream,
+     * message fields, and the write's address and key or the send's match.
+     */
+    void DescribeChunk(const MetaRoceChunkRef& ref,
+                       uint32_t offset,
+                       uint8_t flags,
+                       MetaRoceDataHeader& h) const;
     /** Whether message \p index is not yet released (completed and dropped). */
     bool Holds(uint64_t index) const { return index >= m_base; }
     const Message& Get(uint64_t index) const { return m_messages[index - m_base]; }
@@ -71,8 +81,8 @@ class MetaRoceSendQueue
     /** Fails message \p index with \p status; false if it was done already. */
     bool Fail(uint64_t index, RdmaStatus status);
     /**
-     * The completion of the oldest message of \p stream if it is done, which
-     * is then released; false if none is. Delivering a completion may post
+     * The completion of the oldest message of \p stream if it is done (every
+     * field of \p c set), which is then released; false if none is. Delivering a completion may post
      * more work: call again for the next.
      */
     bool PopCompletion(uint16_t stream, RdmaCompletion& c);
