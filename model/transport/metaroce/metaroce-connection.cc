@@ -642,16 +642,6 @@ MetaRoceConnection::PathFailed(uint32_t pi, uint16_t oldPort)
 // Completions
 
 void
-MetaRoceConnection::AckChunk(const MetaRoceChunkRef& ref)
-{
-    const int32_t completedStream = m_sendQueue.AckChunk(ref);
-    if (completedStream >= 0)
-    {
-        ReleaseCompletions(uint16_t(completedStream));
-    }
-}
-
-void
 MetaRoceConnection::FailMessage(uint64_t index, RdmaStatus status)
 {
     if (m_sendQueue.Fail(index, status))

@@ -184,8 +184,15 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     void CongestionOnLoss(uint32_t pathIndex, uint32_t lost);
 
     // Completions
-    /** Chunk \p ref arrived at the peer. */
-    void AckChunk(const MetaRoceChunkRef& ref);
+    /** Chunk \p ref arrived at the peer (inline: once per acknowledged packet). */
+    void AckChunk(const MetaRoceChunkRef& ref)
+    {
+        const int32_t completedStream = m_sendQueue.AckChunk(ref);
+        if (completedStream >= 0)
+        {
+            ReleaseCompletions(uint16_t(completedStream));
+        }
+    }
     void FailMessage(uint64_t index, RdmaStatus status);
     /** Delivers the completions of \p stream that are due, in post order. */
     void ReleaseCompletions(uint16_t stream);

@@ -131,30 +131,6 @@ MetaRoceSendQueue::DescribeChunk(const MetaRoceChunkRef& ref,
     }
 }
 
-int32_t
-MetaRoceSendQueue::AckChunk(const MetaRoceChunkRef& ref)
-{
-    if (ref.message == MetaRoceChunkRef::kProbe || ref.message < m_base)
-    {
-        return -1;
-    }
-    Message& m = At(ref.message);
-    uint64_t& word = m.ackedBits[ref.chunk >> 6];
-    const uint64_t bit = uint64_t(1) << (ref.chunk & 63);
-    if (m.done || (word & bit))
-    {
-        return -1;
-    }
-    word |= bit;
-    if (++m.ackedChunks == m.chunks)
-    {
-        m.done = true;
-        --m_outstandingMessages;
-        return m.wr.stream;
-    }
-    return -1;
-}
-
 bool
 MetaRoceSendQueue::Fail(uint64_t index, RdmaStatus status)
 {

@@ -77,7 +77,29 @@ class MetaRoceSendQueue
      * Chunk \p ref arrived; returns its message's stream if that message is
      * now complete (release its completions), else -1.
      */
-    int32_t AckChunk(const MetaRoceChunkRef& ref);
+    int32_t AckChunk(const MetaRoceChunkRef& ref)
+    {
+        // Inline: once per acknowledged packet.
+        if (ref.message == MetaRoceChunkRef::kProbe || ref.message < m_base)
+        {
+            return -1;
+        }
+        Message& m = At(ref.message);
+        uint64_t& word = m.ackedBits[ref.chunk >> 6];
+        const uint64_t bit = uint64_t(1) << (ref.chunk & 63);
+        if (m.done || (word & bit))
+        {
+            return -1;
+        }
+        word |= bit;
+        if (++m.ackedChunks == m.chunks)
+        {
+            m.done = true;
+            --m_outstandingMessages;
+            return m.wr.stream;
+        }
+        return -1;
+    }
     /** Fails message \p index with \p status; false if it was done already. */
     bool Fail(uint64_t index, RdmaStatus status);
     /**
