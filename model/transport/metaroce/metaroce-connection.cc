@@ -3,8 +3,6 @@
 #include "metaroce-aimd.h"
 #include "metaroce-transport.h"
 
-#include "delay-until.h"
-
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
@@ -20,11 +18,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("MetaRoceConnection");
 NS_OBJECT_ENSURE_REGISTERED(MetaRoceConnection);
-
-namespace
-{
-constexpr uint32_t kMaxBackoff = 64;
-} // namespace
 
 TypeId
 MetaRoceConnection::GetTypeId()
@@ -70,7 +63,8 @@ MetaRoceConnection::GetTypeId()
             .AddAttribute("FailureThreshold",
                           "Consecutive timeouts that declare a path failed and repath it",
                           UintegerValue(2),
-                          MakeUintegerAccessor(&MetaRoceConnection::m_failureThreshold),
+                          MakeUintegerAccessor(&MetaRoceConnection::SetFailureThreshold,
+                                               &MetaRoceConnection::GetFailureThreshold),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("RnrDelay",
                           "Wait before resending a Send packet that found no posted receive",
@@ -146,8 +140,7 @@ MetaRoceConnection::~MetaRoceConnection() = default;
 void
 MetaRoceConnection::DoDispose()
 {
-    m_rtoEvent.Cancel();
-    m_rnrEvent.Cancel();
+    m_recovery.Cancel();
     m_watchdog.Cancel();
     m_transport = nullptr;
     m_scheduler = nullptr;
@@ -163,6 +156,7 @@ MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_
     SetEndpoints(transport->GetHost(), remoteHost, transport->GetMemory());
     m_scheduler = transport->GetScheduler();
     m_schedulerIndex = m_scheduler->AddClient(this);
+    m_recovery.Setup(this);
     NS_ABORT_MSG_IF(!m_ccTypeId.IsChildOf(RdmaCongestionOps::GetTypeId()),
                     "MetaRoceConnection::CongestionOps: " << m_ccTypeId.GetName()
                                                           << " is not an RdmaCongestionOps");
@@ -181,9 +175,9 @@ MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_
     m_paths.resize(nPaths); // exactly nPaths: the vector is empty before
     for (uint32_t i = 0; i < nPaths; ++i)
     {
-        Path& p = m_paths[i];
+        MetaRocePath& p = m_paths[i];
         p.srcPort = transport->AllocateSourcePort();
-        WithFlowCc(p, i, [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc); });
+        p.WithFlowCc(LineBps(GetPathPlane(i)), [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc); });
     }
     m_ccOps->Init(m_cc, nPaths);
     m_receiver.Configure(
@@ -193,125 +187,16 @@ MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_
         nPaths); // the peer is set up alike
 }
 
-// ---------------------------------------------------------------------------
-// Path state (issue 6: a path is 56 bytes; what it holds only while busy or
-// only after a rare event lives in parts allocated then)
-
 uint64_t
 MetaRoceConnection::LineBps(uint32_t plane) const
 {
     return m_transport->PeekNic()->PeekPort(plane)->GetBitRate();
 }
 
-MetaRoceConnection::FlightPool::~FlightPool()
+int64_t
+MetaRoceConnection::GetHeldWorkRequests() const
 {
-    for (PathFlight* f : spare)
-    {
-        delete f;
-    }
-}
-
-MetaRoceConnection::FlightPool&
-MetaRoceConnection::Pool()
-{
-    static thread_local FlightPool pool;
-    return pool;
-}
-
-MetaRoceConnection::PathFlight&
-MetaRoceConnection::Flight(Path& p)
-{
-    if (!p.flight)
-    {
-#if !defined(__SANITIZE_ADDRESS__)
-        auto& spare = Pool().spare;
-        if (!spare.empty())
-        {
-            p.flight.reset(spare.back()); // in the state ReleaseIfIdle left it: a fresh one's
-            spare.pop_back();
-            return *p.flight;
-        }
-#endif
-        p.flight = std::make_unique<PathFlight>();
-    }
-    return *p.flight;
-}
-
-MetaRoceConnection::PathCold&
-MetaRoceConnection::Cold(Path& p)
-{
-    if (!p.cold)
-    {
-        p.cold = std::make_unique<PathCold>();
-    }
-    return *p.cold;
-}
-
-void
-MetaRoceConnection::ReleaseIfIdle(Path& p)
-{
-    // A fresh PathFlight is equivalent to one with these defaults and any
-    // maxEchoPs: every packet the path sends later leaves no earlier than
-    // now, so no earlier than any send time an ACK has echoed so far.
-    const PathFlight* f = p.flight.get();
-    if (f && f->records.empty() && f->retx.empty() && f->inFlight == 0 &&
-        f->rtoDeadlinePs == 0 && f->consecutiveTimeouts == 0 && f->backoff == 1)
-    {
-#if !defined(__SANITIZE_ADDRESS__)
-        auto& spare = Pool().spare;
-        if (spare.size() < FlightPool::kFlightPoolSize)
-        {
-            p.flight->maxEchoPs = PathFlight().maxEchoPs;
-            spare.push_back(p.flight.release());
-            return;
-        }
-#endif
-        p.flight.reset();
-    }
-}
-
-template <typename F>
-void
-MetaRoceConnection::WithFlowCc(Path& p, uint32_t pathIndex, F f)
-{
-    RdmaFlowCc cc;
-    cc.cwnd = p.cwnd;
-    cc.lineBps = LineBps(GetPathPlane(pathIndex));
-    if (p.cold)
-    {
-        cc.lastDecreasePs = p.cold->lastDecreasePs;
-        cc.rateBps = p.cold->rateBps;
-        cc.extra = std::move(p.cold->extra);
-    }
-    f(cc);
-    p.cwnd = cc.cwnd;
-    if (p.cold || cc.lastDecreasePs != RdmaFlowCc().lastDecreasePs || cc.rateBps != 0 || cc.extra)
-    {
-        PathCold& c = Cold(p);
-        c.lastDecreasePs = cc.lastDecreasePs;
-        c.rateBps = cc.rateBps;
-        c.extra = std::move(cc.extra);
-    }
-}
-
-MetaRocePathStats
-MetaRoceConnection::GetPathStats(uint32_t path) const
-{
-    const Path& p = m_paths[path];
-    MetaRocePathStats s;
-    s.sent = p.sent;
-    s.acked = p.acked;
-    if (const PathCold* c = p.cold.get())
-    {
-        s.retransmitted = c->retransmitted;
-        s.timeoutRetransmitted = c->timeoutRetransmitted;
-        s.timeouts = c->timeouts;
-        s.failures = c->failures;
-        s.ecnEchoes = c->ecnEchoes;
-        s.lost = c->lost;
-        s.probes = c->probes;
-    }
-    return s;
+    return int64_t(m_receiver.GetPostedReceives() + m_sendQueue.CountUncompleted());
 }
 
 // ---------------------------------------------------------------------------
@@ -324,41 +209,19 @@ MetaRoceConnection::Post(const RdmaWorkRequest& wr)
     NS_ABORT_MSG_IF(wr.opcode == RdmaOpcode::Recv, "MetaRoceConnection::Post: use PostRecv");
     NS_ABORT_MSG_IF(m_payloadIntegrity && wr.lkey == 0,
                     "MetaRoceConnection::Post: PayloadIntegrity needs a local key (lkey)");
-    if (wr.stream >= m_streams.size())
-    {
-        m_streams.resize(wr.stream + 1);
-    }
-    TxStream& s = m_streams[wr.stream];
-    const uint64_t index = m_messageBase + m_messages.size();
-    m_messages.push_back(TxMessage());
-    TxMessage& m = m_messages.back();
-    m.wr = wr;
-    m.posted = Simulator::Now();
-    m.chunks = uint32_t((uint64_t(wr.length) + m_payloadSize - 1) / m_payloadSize);
+    const uint64_t index = m_sendQueue.Add(wr, m_payloadSize);
     CountPosted(wr);
-    if (m_outstandingMessages++ == 0)
+    if (m_sendQueue.GetOutstandingMessages() == 1)
     {
         m_lastProgressPs = Simulator::Now().GetPicoSeconds();
     }
-    s.order.push_back(index);
     if (wr.lkey != 0 && !GetLocalMemory()->CheckAccess(wr.lkey, wr.localAddress, wr.length))
     {
         // Rejected before any sequence number is used: the peer never sees it.
         FailMessage(index, RdmaStatus::LocalProtectionError);
         return;
     }
-    m.messageSeq = s.nextMessageSeq++;
-    if (wr.opcode == RdmaOpcode::Send)
-    {
-        m.sendSeq = s.nextSendSeq++;
-    }
-    m.ackedBits.assign((m.chunks + 63) / 64, 0);
-    s.unsent.push_back(index);
-    if (!s.active)
-    {
-        s.active = true;
-        m_activeStreams.push_back(wr.stream);
-    }
+    m_sendQueue.Admit(index);
     ArmWatchdog();
     Kick();
 }
@@ -375,233 +238,128 @@ MetaRoceConnection::PostRecv(const RdmaRecvRequest& rr)
 // ---------------------------------------------------------------------------
 // Sending
 
-bool
-MetaRoceConnection::NextChunk(ChunkRef& ref)
-{
-    while (!m_resend.empty())
-    {
-        ref = m_resend.front();
-        m_resend.pop_front();
-        if (ref.message < m_messageBase)
-        {
-            continue;
-        }
-        const TxMessage& m = Message(ref.message);
-        if (m.done || (m.ackedBits[ref.chunk >> 6] >> (ref.chunk & 63)) & 1)
-        {
-            continue;
-        }
-        return true;
-    }
-    while (!m_activeStreams.empty())
-    {
-        const uint16_t sid = m_activeStreams.front();
-        TxStream& s = m_streams[sid];
-        while (!s.unsent.empty() &&
-               (s.unsent.front() < m_messageBase || Message(s.unsent.front()).done ||
-                Message(s.unsent.front()).nextChunk >= Message(s.unsent.front()).chunks))
-        {
-            s.unsent.pop_front();
-        }
-        if (s.unsent.empty())
-        {
-            m_activeStreams.pop_front();
-            s.active = false;
-            continue;
-        }
-        TxMessage& m = Message(s.unsent.front());
-        ref.message = s.unsent.front();
-        ref.chunk = m.nextChunk++;
-        if (m.nextChunk >= m.chunks)
-        {
-            s.unsent.pop_front();
-        }
-        if (s.unsent.empty())
-        {
-            s.active = false;
-        }
-        else
-        {
-            // Round robin over streams, a packet at a time. Pushed before
-            // the pop, so a lone stream does not empty the buffer (which
-            // would free its array, to allocate it again at once).
-            m_activeStreams.push_back(sid);
-        }
-        m_activeStreams.pop_front();
-        return true;
-    }
-    return false;
-}
-
-bool
-MetaRoceConnection::HasRoom(const Path& p) const
-{
-    if (Outstanding(p) >= SackBitmap::kBits)
-    {
-        return false; // the receiver's bitmap could not describe another packet
-    }
-    if (p.probing)
-    {
-        return false; // carries only its probe (PullPacket) until an ACK comes back
-    }
-    return InFlight(p) < std::max(1u, uint32_t(p.cwnd));
-}
-
-bool
-MetaRoceConnection::PlaneHasPathWork(uint32_t plane) const
-{
-    for (uint32_t i = plane; i < m_paths.size(); i += m_planes.size())
-    {
-        const Path& p = m_paths[i];
-        if (p.probing || (p.flight && !p.flight->retx.empty()))
-        {
-            return true;
-        }
-    }
-    return false;
-}
-
-void
-MetaRoceConnection::MarkPathWork(uint32_t pathIndex)
-{
-    m_planes[GetPathPlane(pathIndex)].pathWork = true;
-}
-
-int32_t
-MetaRoceConnection::ChoosePath(uint32_t plane, bool forRetransmit, int64_t now)
-{
-    PlaneState& ps = m_planes[plane];
-    const uint32_t nPlanes = m_planes.size();
-    const uint32_t n = m_paths.size() / nPlanes;
-    int32_t fallback = -1;
-    uint32_t fallbackK = 0;
-    for (uint32_t k = 0; k < n; ++k)
-    {
-        const uint32_t i = plane + (ps.rrNext + k) % n * nPlanes;
-        const Path& p = m_paths[i];
-        if (forRetransmit && (!p.flight || p.flight->retx.empty()))
-        {
-            continue;
-        }
-        if (!HasRoom(p))
-        {
-            continue;
-        }
-        // "New packets go to clear paths": no ECN echo within the last RTT.
-        const int64_t lastEcnPs = p.cold ? p.cold->lastEcnPs : PathCold().lastEcnPs;
-        const bool clear = now - lastEcnPs > std::max<int64_t>(p.srttPs, 1);
-        if (clear || forRetransmit)
-        {
-            ps.rrNext = (ps.rrNext + k + 1) % n;
-            return int32_t(i);
-        }
-        if (fallback < 0)
-        {
-            fallback = int32_t(i);
-            fallbackK = k;
-        }
-    }
-    if (fallback >= 0)
-    {
-        ps.rrNext = (ps.rrNext + fallbackK + 1) % n;
-    }
-    return fallback;
-}
-
 FramePayload
 MetaRoceConnection::PullPacket(uint32_t plane,
                                int64_t now,
                                FrameAddress& addr,
                                int64_t& notBeforePs)
 {
-    PlaneState& ps = m_planes[plane];
+    MetaRocePlane& ps = m_planes[plane];
     if (now < ps.nextSendPs)
     {
         notBeforePs = ps.nextSendPs; // the scheduler wakes the plane then
         return nullptr;
     }
-    if (ps.pathWork)
-    {
-        ps.pathWork = PlaneHasPathWork(plane);
-    }
-    if (!ps.pathWork && NewDataBlocked())
+    MetaRocePathSelector selector = Selector();
+    if (!selector.RefreshPathWork(plane) && NewDataBlocked())
     {
         // The common pull of a window-limited connection: with no probe due
         // and nothing to resend on this plane, the full checks below end
         // with nothing sent and nothing changed; skip them.
         return nullptr;
     }
-    FramePayload packet;
     // A failed path earns its load back with a probe: a payload-less packet,
     // so no message ever waits on a route that may still be dead.
-    for (uint32_t i = plane; ps.pathWork && i < m_paths.size(); i += m_planes.size())
+    const int32_t probe = selector.ChooseProbe(plane);
+    if (probe >= 0 && HasNewData())
     {
-        Path& p = m_paths[i];
-        if (p.probing && InFlight(p) == 0 && Outstanding(p) < SackBitmap::kBits && HasNewData())
-        {
-            PathFlight& f = Flight(p);
-            const uint32_t seq = p.nextSeq++;
-            const ChunkRef probe{kProbe, 0};
-            f.records.push_back(TxRecord{probe, now, TxState::InFlight});
-            ++f.inFlight;
-            ++m_inFlight;
-            ++Cold(p).probes;
-            packet = BuildPacket(p, i, seq, probe, MetaRoceDataHeader::PROBE, addr, now);
-            ArmRto(i);
-            return packet;
-        }
+        return SendProbe(probe, addr, now);
     }
     // Lost packets first, each on the path that lost it.
-    int32_t pi = ps.pathWork ? ChoosePath(plane, true, now) : -1;
+    int32_t pi = selector.ChooseRetransmit(plane, now);
+    FramePayload packet;
     if (pi >= 0)
     {
-        Path& p = m_paths[pi];
-        PathFlight& f = *p.flight; // ChoosePath found its retransmit queue non-empty
-        const uint32_t una = Una(p);
-        while (!f.retx.empty() && !packet)
-        {
-            const uint32_t seq = f.retx.front();
-            f.retx.pop_front();
-            if (seq < una || f.records[seq - una].state != TxState::Lost)
-            {
-                continue; // acknowledged meanwhile
-            }
-            TxRecord& rec = f.records[seq - una];
-            rec.state = TxState::InFlight;
-            rec.sentPs = now;
-            ++f.inFlight;
-            ++m_inFlight;
-            PathCold& c = Cold(p);
-            ++(rec.byTimeout ? c.timeoutRetransmitted : c.retransmitted);
-            ++m_stats.retransmissions;
-            m_retransmitTrace(pi, seq, rec.byTimeout);
-            rec.byTimeout = false;
-            packet = BuildPacket(p, pi, seq, rec.ref, MetaRoceDataHeader::RETX, addr, now);
-        }
-        ReleaseIfIdle(p);
+        packet = SendRetransmission(pi, addr, now);
     }
     if (!packet)
     {
-        if (NewDataBlocked())
+        packet = SendNew(plane, pi, addr, now);
+        if (!packet)
         {
             return nullptr;
         }
-        pi = ChoosePath(plane, false, now);
-        ChunkRef ref;
-        if (pi < 0 || !NextChunk(ref))
-        {
-            return nullptr;
-        }
-        Path& p = m_paths[pi];
-        PathFlight& f = Flight(p);
-        const uint32_t seq = p.nextSeq++;
-        f.records.push_back(TxRecord{ref, now, TxState::InFlight});
-        ++f.inFlight;
-        ++m_inFlight;
-        ++p.sent;
-        packet = BuildPacket(p, pi, seq, ref, 0, addr, now);
     }
-    ArmRto(pi);
+    m_recovery.ArmRto(pi);
+    Pace(plane, packet, now);
+    return packet;
+}
+
+FramePayload
+MetaRoceConnection::SendProbe(uint32_t pathIndex, FrameAddress& addr, int64_t now)
+{
+    MetaRocePath& p = m_paths[pathIndex];
+    MetaRocePath::Outstanding& o = p.GetOutstanding();
+    const uint32_t seq = p.nextSeq++;
+    const MetaRoceChunkRef probe{MetaRoceChunkRef::kProbe, 0};
+    o.packets.push_back(MetaRocePath::SentPacket{probe, now, MetaRocePath::PacketState::InFlight});
+    ++o.inFlight;
+    ++m_inFlight;
+    ++p.GetHistory().probes;
+    FramePayload packet =
+        BuildPacket(p, pathIndex, seq, probe, MetaRoceDataHeader::PROBE, addr, now);
+    m_recovery.ArmRto(pathIndex);
+    return packet;
+}
+
+FramePayload
+MetaRoceConnection::SendRetransmission(uint32_t pathIndex, FrameAddress& addr, int64_t now)
+{
+    MetaRocePath& p = m_paths[pathIndex];
+    MetaRocePath::Outstanding& o = *p.outstanding; // the selector found its queue non-empty
+    const uint32_t una = p.Una();
+    FramePayload packet;
+    while (!o.retx.empty() && !packet)
+    {
+        const uint32_t seq = o.retx.front();
+        o.retx.pop_front();
+        if (seq < una || o.packets[seq - una].state != MetaRocePath::PacketState::Lost)
+        {
+            continue; // acknowledged meanwhile
+        }
+        MetaRocePath::SentPacket& pkt = o.packets[seq - una];
+        pkt.state = MetaRocePath::PacketState::InFlight;
+        pkt.sentPs = now;
+        ++o.inFlight;
+        ++m_inFlight;
+        MetaRocePath::History& hist = p.GetHistory();
+        ++(pkt.byTimeout ? hist.timeoutRetransmitted : hist.retransmitted);
+        ++m_stats.retransmissions;
+        m_retransmitTrace(pathIndex, seq, pkt.byTimeout);
+        pkt.byTimeout = false;
+        packet = BuildPacket(p, pathIndex, seq, pkt.ref, MetaRoceDataHeader::RETX, addr, now);
+    }
+    p.ReleaseIfIdle();
+    return packet;
+}
+
+FramePayload
+MetaRoceConnection::SendNew(uint32_t plane, int32_t& pi, FrameAddress& addr, int64_t now)
+{
+    if (NewDataBlocked())
+    {
+        return nullptr;
+    }
+    pi = Selector().ChooseNew(plane, now);
+    MetaRoceChunkRef ref;
+    if (pi < 0 || !m_sendQueue.NextChunk(ref))
+    {
+        return nullptr;
+    }
+    MetaRocePath& p = m_paths[pi];
+    MetaRocePath::Outstanding& o = p.GetOutstanding();
+    const uint32_t seq = p.nextSeq++;
+    o.packets.push_back(MetaRocePath::SentPacket{ref, now, MetaRocePath::PacketState::InFlight});
+    ++o.inFlight;
+    ++m_inFlight;
+    ++p.sent;
+    return BuildPacket(p, pi, seq, ref, 0, addr, now);
+}
+
+void
+MetaRoceConnection::Pace(uint32_t plane, const FramePayload& packet, int64_t now)
+{
+    MetaRocePlane& ps = m_planes[plane];
     const uint64_t line = LineBps(plane);
     if (ps.rateBps < line)
     {
@@ -615,14 +373,13 @@ MetaRoceConnection::PullPacket(uint32_t plane,
     {
         ps.nextSendPs = 0;
     }
-    return packet;
 }
 
 FramePayload
-MetaRoceConnection::BuildPacket(Path& path,
+MetaRoceConnection::BuildPacket(const MetaRocePath& path,
                                 uint32_t pathIndex,
                                 uint32_t seq,
-                                const ChunkRef& ref,
+                                const MetaRoceChunkRef& ref,
                                 uint8_t flags,
                                 FrameAddress& addr,
                                 int64_t nowPs)
@@ -639,36 +396,20 @@ MetaRoceConnection::BuildPacket(Path& path,
     h.pathSeq = seq;
     uint32_t len = 0; // a probe carries no payload
     const uint8_t* bytes = nullptr;
-    if (ref.message == kProbe)
+    if (ref.message == MetaRoceChunkRef::kProbe)
     {
         h.flags = flags;
     }
     else
     {
-        const TxMessage& m = Message(ref.message);
+        const MetaRoceSendQueue::Message& m = m_sendQueue.Get(ref.message);
         const uint32_t offset = ref.chunk * m_payloadSize;
         len = std::min(m_payloadSize, m.wr.length - offset);
         if (m_payloadIntegrity)
         {
             bytes = GetLocalMemory()->Bytes(m.wr.lkey, m.wr.localAddress + offset);
         }
-        h.opcode =
-            m.wr.opcode == RdmaOpcode::Write ? MetaRoceDataHeader::WRITE : MetaRoceDataHeader::SEND;
-        h.flags = flags | (ref.chunk == 0 ? MetaRoceDataHeader::FIRST : 0) |
-                  (ref.chunk + 1 == m.chunks ? MetaRoceDataHeader::LAST : 0);
-        h.stream = m.wr.stream;
-        h.messageSeq = m.messageSeq;
-        h.messageLength = m.wr.length;
-        h.offset = offset;
-        if (m.wr.opcode == RdmaOpcode::Write)
-        {
-            h.remoteAddress = m.wr.remoteAddress + offset;
-            h.keyOrMatch = m.wr.rkey;
-        }
-        else
-        {
-            h.keyOrMatch = m.sendSeq;
-        }
+        m_sendQueue.DescribeChunk(ref, offset, flags, h);
         ++m_stats.dataPackets;
         m_stats.payloadBytes += len;
     }
@@ -709,13 +450,7 @@ MetaRoceConnection::KickPlane(uint32_t plane)
     // New data makes the plane eligible; otherwise only a retransmission
     // waiting on one of its paths does. (A connection waiting for its pacing
     // time stays in the NIC ring: nothing to do here for it.)
-    bool work = HasNewData();
-    for (uint32_t i = plane; i < m_paths.size() && !work && m_planes[plane].pathWork;
-         i += m_planes.size())
-    {
-        work = m_paths[i].flight && !m_paths[i].flight->retx.empty();
-    }
-    if (work)
+    if (HasNewData() || Selector().HasRetransmission(plane))
     {
         m_scheduler->Activate(m_schedulerIndex, plane);
     }
@@ -734,433 +469,202 @@ MetaRoceConnection::ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane)
         return;
     }
     const uint32_t pi = h.pathId;
-    const uint32_t pathPlane = GetPathPlane(pi);
-    Path& p = m_paths[pi];
+    MetaRocePath& p = m_paths[pi];
     // Allocated if the path was idle (a late or duplicate ACK), released below.
-    PathFlight& f = Flight(p);
+    const MetaRocePath::Outstanding& o = p.GetOutstanding();
     const int64_t now = Simulator::Now().GetPicoSeconds();
 
-    // Receiver-driven rate (decision 4).
-    if (h.rateHintMbps != 0)
+    ApplyRateHint(h, GetPathPlane(pi));
+    UpdatePath(h, pi, now);
+    HandleNaks(h, pi, now);
+    // Were the windows what limited sending? (RFC 7661: grow only then.)
+    const bool pathLimited = o.inFlight + 1 >= std::max(1u, uint32_t(p.cwnd));
+    const bool connLimited = m_inFlight + 1 >= std::max(1u, uint32_t(m_cc.cwnd));
+    const uint32_t newly = m_recovery.ApplySack(h, pi);
+    CongestionOnAck(pi, newly, h.flags & MetaRoceAckHeader::ECE, pathLimited, connLimited, now);
+    // Loss: anything sent on this path before the packet this ACK echoes and
+    // still missing was lost (one path is one FIFO route: decision 3).
+    const uint32_t lost = m_recovery.DetectLosses(pi);
+    if (lost > 0)
     {
-        PlaneState& ps = m_planes[pathPlane];
-        const uint64_t line = LineBps(pathPlane);
-        const uint64_t hintBps = uint64_t(h.rateHintMbps) * 1000000;
-        const uint64_t rate = m_ccOps->PacingRate(nullptr, hintBps, line);
-        if (rate != ps.rateBps)
-        {
-            ps.rateBps = rate;
-            m_planeRateTrace(pathPlane, rate);
-        }
+        CongestionOnLoss(pi, lost);
     }
+    if (newly > 0)
+    {
+        m_lastProgressPs = now;
+    }
+    m_recovery.UpdateTimer(pi, newly > 0, now);
+    p.ReleaseIfIdle();
+    Kick();
+}
+
+void
+MetaRoceConnection::ApplyRateHint(const MetaRoceAckHeader& h, uint32_t plane)
+{
+    if (h.rateHintMbps == 0)
+    {
+        return;
+    }
+    MetaRocePlane& ps = m_planes[plane];
+    const uint64_t line = LineBps(plane);
+    const uint64_t hintBps = uint64_t(h.rateHintMbps) * 1000000;
+    const uint64_t rate = m_ccOps->PacingRate(nullptr, hintBps, line);
+    if (rate != ps.rateBps)
+    {
+        ps.rateBps = rate;
+        m_planeRateTrace(plane, rate);
+    }
+}
+
+void
+MetaRoceConnection::UpdatePath(const MetaRoceAckHeader& h, uint32_t pi, int64_t now)
+{
+    MetaRocePath& p = m_paths[pi];
+    MetaRocePath::Outstanding& o = *p.outstanding;
     if (h.timestampEchoPs > 0 && int64_t(h.timestampEchoPs) <= now)
     {
-        UpdateRtt(p, now - int64_t(h.timestampEchoPs));
-        f.maxEchoPs = std::max(f.maxEchoPs, int64_t(h.timestampEchoPs));
+        const int64_t samplePs = now - int64_t(h.timestampEchoPs);
+        p.UpdateRtt(samplePs);
+        m_pathRttTrace(pi, PicoSeconds(samplePs));
+        o.maxEchoPs = std::max(o.maxEchoPs, int64_t(h.timestampEchoPs));
     }
-    f.consecutiveTimeouts = 0;
-    f.backoff = 1;
+    // The path answers: its timeout streak ends.
+    o.consecutiveTimeouts = 0;
+    o.backoff = 1;
     if (p.probing)
     {
         // The probe came back: the path carries full load again.
         p.probing = false;
-        WithFlowCc(p, pi, [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc); });
+        p.WithFlowCc(LineBps(GetPathPlane(pi)), [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc); });
         m_pathWindowTrace(pi, p.cwnd);
     }
+}
 
-    const uint32_t una = Una(p);
-    const bool triggerKnown = h.triggerSeq >= una && h.triggerSeq < p.nextSeq;
-    if (triggerKnown && (h.flags & MetaRoceAckHeader::RNR))
+void
+MetaRoceConnection::HandleNaks(const MetaRoceAckHeader& h, uint32_t pi, int64_t now)
+{
+    const MetaRocePath& p = m_paths[pi];
+    const uint32_t una = p.Una();
+    if (h.triggerSeq < una || h.triggerSeq >= p.nextSeq)
     {
-        TxRecord& rec = f.records[h.triggerSeq - una];
-        if (rec.state == TxState::InFlight)
-        {
-            rec.state = TxState::RnrWait;
-            --f.inFlight;
-            --m_inFlight;
-            ++m_stats.rnrRetries;
-            m_rnrWait.push_back(RnrEntry{now + m_rnrDelayPs, pi, p.epoch, h.triggerSeq});
-            if (!m_rnrEvent.IsRunning())
-            {
-                m_rnrEvent = Simulator::Schedule(PicoSeconds(m_rnrDelayPs),
-                                                 &MetaRoceConnection::RnrTimer,
-                                                 this);
-            }
-        }
+        return; // answers a packet no longer outstanding
     }
-    if (triggerKnown &&
-        (h.flags & (MetaRoceAckHeader::ACCESS_ERROR | MetaRoceAckHeader::LENGTH_ERROR)))
+    if (h.flags & MetaRoceAckHeader::RNR)
     {
-        const ChunkRef ref = f.records[h.triggerSeq - una].ref;
-        if (ref.message != kProbe && ref.message >= m_messageBase)
+        m_recovery.DeferRnr(pi, h.triggerSeq, now);
+    }
+    if (h.flags & (MetaRoceAckHeader::ACCESS_ERROR | MetaRoceAckHeader::LENGTH_ERROR))
+    {
+        const MetaRoceChunkRef ref = p.outstanding->packets[h.triggerSeq - una].ref;
+        if (ref.message != MetaRoceChunkRef::kProbe && m_sendQueue.Holds(ref.message))
         {
             FailMessage(ref.message,
                         (h.flags & MetaRoceAckHeader::LENGTH_ERROR) ? RdmaStatus::LengthError
                                                                     : RdmaStatus::RemoteAccessError);
         }
     }
-
-    // Were the windows what limited sending? (RFC 7661: grow only then.)
-    const bool pathLimited = f.inFlight + 1 >= std::max(1u, uint32_t(p.cwnd));
-    const bool connLimited = m_inFlight + 1 >= std::max(1u, uint32_t(m_cc.cwnd));
-
-    // Cumulative and selective acknowledgement.
-    uint32_t newly = 0;
-    auto ackSeq = [&](uint32_t seq) {
-        TxRecord& rec = f.records[seq - una];
-        if (rec.state == TxState::Acked)
-        {
-            return;
-        }
-        if (rec.state == TxState::InFlight)
-        {
-            --f.inFlight;
-            --m_inFlight;
-        }
-        rec.state = TxState::Acked;
-        ++newly;
-        AckChunk(rec.ref);
-    };
-    const uint32_t cum = std::min(h.cumulativeSeq, p.nextSeq);
-    for (uint32_t seq = una; seq < cum; ++seq)
-    {
-        ackSeq(seq);
-    }
-    const int32_t highest = h.sack.Highest();
-    for (int32_t bit = 0; bit <= highest; ++bit)
-    {
-        const uint32_t seq = h.cumulativeSeq + 1 + bit;
-        if (seq >= p.nextSeq)
-        {
-            break;
-        }
-        if (seq >= una && h.sack.Test(bit))
-        {
-            ackSeq(seq);
-        }
-    }
-    while (!f.records.empty() && f.records.front().state == TxState::Acked)
-    {
-        f.records.pop_front();
-    }
-    p.acked += newly;
-
-    // Congestion control (decision 4).
-    const bool ecn = h.flags & MetaRoceAckHeader::ECE;
-    if (ecn)
-    {
-        PathCold& c = Cold(p);
-        c.lastEcnPs = now;
-        ++c.ecnEchoes;
-    }
-    if (newly > 0 || ecn)
-    {
-        const double before = p.cwnd;
-        const double connBefore = m_cc.cwnd;
-        RdmaAckEvent ev;
-        ev.packets = newly;
-        ev.ecnEcho = ecn;
-        ev.srtt = PicoSeconds(p.srttPs);
-        ev.pathLimited = pathLimited;
-        ev.connectionLimited = connLimited;
-        WithFlowCc(p, pi, [&](RdmaFlowCc& cc) { m_ccOps->PacketsAcked(m_cc, cc, ev); });
-        if (p.cwnd != before)
-        {
-            m_pathWindowTrace(pi, p.cwnd);
-        }
-        if (m_cc.cwnd != connBefore)
-        {
-            m_connectionWindowTrace(m_cc.cwnd);
-        }
-    }
-
-    // Loss: anything sent on this path before the packet this ACK echoes and
-    // still missing was lost (one path is one FIFO route: decision 3).
-    uint32_t lost = 0;
-    const uint32_t firstUnacked = Una(p);
-    for (uint32_t k = 0; k < f.records.size(); ++k)
-    {
-        TxRecord& rec = f.records[k];
-        if (rec.state == TxState::InFlight && rec.sentPs < f.maxEchoPs)
-        {
-            rec.state = TxState::Lost;
-            --f.inFlight;
-            --m_inFlight;
-            f.retx.push_back(firstUnacked + k);
-            MarkPathWork(pi);
-            ++lost;
-        }
-    }
-    if (lost > 0)
-    {
-        Cold(p).lost += lost;
-        const double before = p.cwnd;
-        WithFlowCc(p, pi, [&](RdmaFlowCc& cc) { m_ccOps->PacketsLost(m_cc, cc, lost); });
-        if (p.cwnd != before)
-        {
-            m_pathWindowTrace(pi, p.cwnd);
-        }
-    }
-
-    if (newly > 0)
-    {
-        m_lastProgressPs = now;
-    }
-    if (f.inFlight == 0 && f.retx.empty())
-    {
-        f.rtoDeadlinePs = 0;
-    }
-    else if (newly > 0)
-    {
-        f.rtoDeadlinePs = now + RtoPs(p);
-        ArmRto(pi);
-    }
-    ReleaseIfIdle(p);
-    Kick();
 }
 
 void
-MetaRoceConnection::AckChunk(const ChunkRef& ref)
+MetaRoceConnection::CongestionOnAck(uint32_t pi,
+                                    uint32_t newly,
+                                    bool ecn,
+                                    bool pathLimited,
+                                    bool connLimited,
+                                    int64_t now)
 {
-    if (ref.message == kProbe || ref.message < m_messageBase)
+    MetaRocePath& p = m_paths[pi];
+    if (ecn)
+    {
+        MetaRocePath::History& hist = p.GetHistory();
+        hist.lastEcnPs = now;
+        ++hist.ecnEchoes;
+    }
+    if (newly == 0 && !ecn)
     {
         return;
     }
-    TxMessage& m = Message(ref.message);
-    uint64_t& word = m.ackedBits[ref.chunk >> 6];
-    const uint64_t bit = uint64_t(1) << (ref.chunk & 63);
-    if (m.done || (word & bit))
+    const double before = p.cwnd;
+    const double connBefore = m_cc.cwnd;
+    RdmaAckEvent ev;
+    ev.packets = newly;
+    ev.ecnEcho = ecn;
+    ev.srtt = PicoSeconds(p.srttPs);
+    ev.pathLimited = pathLimited;
+    ev.connectionLimited = connLimited;
+    p.WithFlowCc(LineBps(GetPathPlane(pi)),
+                 [&](RdmaFlowCc& cc) { m_ccOps->PacketsAcked(m_cc, cc, ev); });
+    if (p.cwnd != before)
     {
-        return;
+        m_pathWindowTrace(pi, p.cwnd);
     }
-    word |= bit;
-    if (++m.ackedChunks == m.chunks)
+    if (m_cc.cwnd != connBefore)
     {
-        m.done = true;
-        --m_outstandingMessages;
-        ReleaseCompletions(m.wr.stream);
+        m_connectionWindowTrace(m_cc.cwnd);
     }
 }
+
+void
+MetaRoceConnection::CongestionOnLoss(uint32_t pi, uint32_t lost)
+{
+    MetaRocePath& p = m_paths[pi];
+    p.GetHistory().lost += lost;
+    const double before = p.cwnd;
+    p.WithFlowCc(LineBps(GetPathPlane(pi)),
+                 [&](RdmaFlowCc& cc) { m_ccOps->PacketsLost(m_cc, cc, lost); });
+    if (p.cwnd != before)
+    {
+        m_pathWindowTrace(pi, p.cwnd);
+    }
+}
+
+void
+MetaRoceConnection::TimeoutWindow(uint32_t pi)
+{
+    MetaRocePath& p = m_paths[pi];
+    p.WithFlowCc(LineBps(GetPathPlane(pi)), [this](RdmaFlowCc& cc) { m_ccOps->Timeout(m_cc, cc); });
+    m_pathWindowTrace(pi, p.cwnd);
+}
+
+void
+MetaRoceConnection::PathFailed(uint32_t pi, uint16_t oldPort)
+{
+    const MetaRocePath& p = m_paths[pi];
+    const uint32_t plane = GetPathPlane(pi);
+    NS_LOG_INFO("connection " << m_id << " path " << pi << " (plane " << plane
+                              << ") failed: port " << oldPort << " -> " << p.srcPort);
+    m_pathFailedTrace(pi, plane, oldPort, p.srcPort);
+    m_pathWindowTrace(pi, p.cwnd);
+    Kick();
+}
+
+// ---------------------------------------------------------------------------
+// Completions
 
 void
 MetaRoceConnection::FailMessage(uint64_t index, RdmaStatus status)
 {
-    TxMessage& m = Message(index);
-    if (m.done)
+    if (m_sendQueue.Fail(index, status))
     {
-        return;
+        ReleaseCompletions(m_sendQueue.Get(index).wr.stream);
     }
-    m.done = true;
-    m.status = status;
-    m.nextChunk = m.chunks; // nothing more of it is sent
-    --m_outstandingMessages;
-    ReleaseCompletions(m.wr.stream);
 }
 
 void
 MetaRoceConnection::ReleaseCompletions(uint16_t stream)
 {
-    // Complete() may post more work, which can grow m_streams and m_messages:
-    // look both up again on every round.
-    while (!m_streams[stream].order.empty())
+    // Complete() may post more work: the queue finds the stream's next
+    // completion afresh each round.
+    RdmaCompletion c;
+    while (m_sendQueue.PopCompletion(stream, c))
     {
-        TxStream& s = m_streams[stream];
-        TxMessage& m = Message(s.order.front());
-        if (!m.done)
-        {
-            break;
-        }
-        s.order.pop_front();
-        m.released = true;
-        RdmaCompletion c;
-        c.wrId = m.wr.wrId;
-        c.opcode = m.wr.opcode;
-        c.status = m.status;
-        c.stream = stream;
-        c.bytes = m.wr.length;
-        c.posted = m.posted;
-        c.completed = Simulator::Now();
         Complete(c);
     }
-    while (!m_messages.empty() && m_messages.front().released)
-    {
-        m_messages.pop_front();
-        ++m_messageBase;
-    }
+    m_sendQueue.TrimReleased();
 }
 
 // ---------------------------------------------------------------------------
-// Timers, failures, repathing
-
-void
-MetaRoceConnection::UpdateRtt(Path& p, int64_t samplePs)
-{
-    // RFC 6298 smoothing, per path.
-    if (p.srttPs == 0)
-    {
-        p.srttPs = samplePs;
-        p.rttvarPs = samplePs / 2;
-    }
-    else
-    {
-        const int64_t err = p.srttPs > samplePs ? p.srttPs - samplePs : samplePs - p.srttPs;
-        p.rttvarPs = (3 * p.rttvarPs + err) / 4;
-        p.srttPs = (7 * p.srttPs + samplePs) / 8;
-    }
-    m_pathRttTrace(uint32_t(&p - m_paths.data()), PicoSeconds(samplePs));
-}
-
-int64_t
-MetaRoceConnection::RtoPs(const Path& p) const
-{
-    const int64_t minPs = m_minRtoPs;
-    const int64_t maxPs = m_maxRtoPs;
-    int64_t rto = p.srttPs > 0 ? p.srttPs + 4 * p.rttvarPs : m_initialRtoPs;
-    rto = std::clamp(rto, minPs, maxPs);
-    const uint32_t backoff = p.flight ? p.flight->backoff : 1;
-    return std::min(rto * int64_t(backoff), maxPs);
-}
-
-void
-MetaRoceConnection::ArmRto(uint32_t pathIndex)
-{
-    Path& p = m_paths[pathIndex];
-    PathFlight& f = *p.flight; // called for a path with something outstanding
-    // Once per packet: the time is read once and the timer's nanosecond
-    // computed in integers (DelayNsUntilPs, without Time arithmetic).
-    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
-    if (f.rtoDeadlinePs == 0)
-    {
-        f.rtoDeadlinePs = nowPs + RtoPs(p);
-    }
-    // One timer per connection, at the earliest path deadline, re-armed
-    // lazily: a deadline that moves later is picked up when the timer fires;
-    // only an earlier one needs a new event.
-    const int64_t delayNs = DelayNsUntilPs(nowPs, f.rtoDeadlinePs);
-    const int64_t atPs = nowPs + delayNs * 1000;
-    if (m_rtoEventPs != 0 && m_rtoEventPs <= atPs)
-    {
-        return;
-    }
-    m_rtoEvent.Cancel();
-    m_rtoEventPs = atPs;
-    m_rtoEvent = Simulator::Schedule(NanoSeconds(delayNs), &MetaRoceConnection::RtoTimer, this);
-}
-
-void
-MetaRoceConnection::RtoTimer()
-{
-    m_rtoEventPs = 0;
-    const int64_t now = Simulator::Now().GetPicoSeconds();
-    for (uint32_t i = 0; i < m_paths.size(); ++i)
-    {
-        const PathFlight* f = m_paths[i].flight.get();
-        if (f && f->rtoDeadlinePs != 0 && f->rtoDeadlinePs <= now)
-        {
-            PathTimeout(i);
-        }
-    }
-    for (uint32_t i = 0; i < m_paths.size(); ++i)
-    {
-        const PathFlight* f = m_paths[i].flight.get();
-        if (f && f->rtoDeadlinePs != 0)
-        {
-            ArmRto(i); // keeps the earliest
-        }
-    }
-}
-
-void
-MetaRoceConnection::PathTimeout(uint32_t pathIndex)
-{
-    Path& p = m_paths[pathIndex];
-    PathFlight& f = *p.flight; // its deadline was set
-    const int64_t now = Simulator::Now().GetPicoSeconds();
-    if (f.inFlight == 0 && f.retx.empty())
-    {
-        f.rtoDeadlinePs = 0; // only receiver-not-ready waits left: the RNR timer owns them
-        ReleaseIfIdle(p);
-        return;
-    }
-    ++Cold(p).timeouts;
-    ++f.consecutiveTimeouts;
-    if (p.probing || f.consecutiveTimeouts >= m_failureThreshold)
-    {
-        FailPath(pathIndex);
-        return;
-    }
-    f.backoff = std::min(f.backoff * 2, kMaxBackoff);
-    WithFlowCc(p, pathIndex, [this](RdmaFlowCc& cc) { m_ccOps->Timeout(m_cc, cc); });
-    m_pathWindowTrace(pathIndex, p.cwnd);
-    // Tail loss: resend the oldest packet still in flight on this path.
-    int32_t oldest = -1;
-    for (uint32_t k = 0; k < f.records.size(); ++k)
-    {
-        const TxRecord& rec = f.records[k];
-        if (rec.state == TxState::InFlight &&
-            (oldest < 0 || rec.sentPs < f.records[oldest].sentPs))
-        {
-            oldest = int32_t(k);
-        }
-    }
-    if (oldest >= 0)
-    {
-        f.records[oldest].state = TxState::Lost;
-        f.records[oldest].byTimeout = true;
-        --f.inFlight;
-        --m_inFlight;
-        f.retx.push_front(Una(p) + oldest);
-        MarkPathWork(pathIndex);
-    }
-    f.rtoDeadlinePs = now + RtoPs(p); // armed by RtoTimer
-    KickPlane(GetPathPlane(pathIndex));
-}
-
-void
-MetaRoceConnection::FailPath(uint32_t pathIndex)
-{
-    Path& p = m_paths[pathIndex];
-    PathFlight& f = Flight(p); // keeps the doubled backoff below
-    const uint16_t oldPort = p.srcPort;
-    // Everything the path still owes moves to the healthy paths.
-    for (size_t k = 0; k < f.records.size(); ++k)
-    {
-        const TxRecord& rec = f.records[k];
-        if (rec.state == TxState::Acked)
-        {
-            continue;
-        }
-        if (rec.state == TxState::InFlight)
-        {
-            --m_inFlight;
-        }
-        if (rec.ref.message == kProbe)
-        {
-            continue;
-        }
-        m_resend.push_back(rec.ref);
-        ++m_stats.resent;
-    }
-    f.records.clear();
-    f.retx.clear();
-    f.inFlight = 0;
-    p.nextSeq = 0;
-    ++p.epoch; // the receiver restarts the path's bitmap; late packets and ACKs are stale
-    p.srcPort = m_transport->AllocateSourcePort();
-    f.maxEchoPs = -1;
-    p.probing = true;
-    MarkPathWork(pathIndex);
-    p.cwnd = 1;
-    f.backoff = std::min(f.backoff * 2, kMaxBackoff); // probes of a dead route spread out
-    f.rtoDeadlinePs = 0;
-    ++Cold(p).failures;
-    const uint32_t plane = GetPathPlane(pathIndex);
-    NS_LOG_INFO("connection " << m_id << " path " << pathIndex << " (plane " << plane
-                              << ") failed: port " << oldPort << " -> " << p.srcPort);
-    m_pathFailedTrace(pathIndex, plane, oldPort, p.srcPort);
-    m_pathWindowTrace(pathIndex, p.cwnd);
-    Kick();
-}
+// Link changes and the watchdog
 
 void
 MetaRoceConnection::PlaneLinkChanged(uint32_t plane, bool up)
@@ -1173,38 +677,7 @@ MetaRoceConnection::PlaneLinkChanged(uint32_t plane, bool up)
     // The NIC sees its own port go down: no need to wait for timeouts.
     for (uint32_t i = plane; i < m_paths.size(); i += m_planes.size())
     {
-        FailPath(i);
-    }
-}
-
-void
-MetaRoceConnection::RnrTimer()
-{
-    const int64_t now = Simulator::Now().GetPicoSeconds();
-    while (!m_rnrWait.empty() && m_rnrWait.front().readyPs <= now)
-    {
-        const RnrEntry e = m_rnrWait.front();
-        m_rnrWait.pop_front();
-        Path& p = m_paths[e.path];
-        if (p.epoch != e.epoch || e.seq < Una(p) || e.seq >= p.nextSeq)
-        {
-            continue; // the path failed meanwhile: its packets were moved
-        }
-        PathFlight& f = *p.flight; // e.seq is outstanding
-        TxRecord& rec = f.records[e.seq - Una(p)];
-        if (rec.state == TxState::RnrWait)
-        {
-            rec.state = TxState::Lost;
-            f.retx.push_back(e.seq);
-            MarkPathWork(e.path);
-            KickPlane(GetPathPlane(e.path));
-        }
-    }
-    if (!m_rnrWait.empty())
-    {
-        m_rnrEvent = Simulator::Schedule(DelayUntilPs(m_rnrWait.front().readyPs),
-                                         &MetaRoceConnection::RnrTimer,
-                                         this);
+        m_recovery.FailPath(i);
     }
 }
 
@@ -1222,7 +695,7 @@ MetaRoceConnection::ArmWatchdog()
 void
 MetaRoceConnection::Watchdog()
 {
-    if (m_outstandingMessages == 0)
+    if (m_sendQueue.GetOutstandingMessages() == 0)
     {
         return;
     }
@@ -1231,34 +704,8 @@ MetaRoceConnection::Watchdog()
     if (now >= due)
     {
         ++m_stats.stalls;
-        uint64_t oldest = 0;
-        for (size_t i = 0; i < m_messages.size(); ++i)
-        {
-            if (!m_messages[i].done)
-            {
-                oldest = m_messages[i].wr.wrId;
-                break;
-            }
-        }
-        // The path holding the oldest unacknowledged packet (-1: none holds
-        // one, e.g. every path is failed and probing).
-        int32_t stuckPath = -1;
-        int64_t oldestSentPs = INT64_MAX;
-        for (uint32_t i = 0; i < m_paths.size(); ++i)
-        {
-            if (const PathFlight* f = m_paths[i].flight.get())
-            {
-                for (size_t k = 0; k < f->records.size(); ++k)
-                {
-                    if (f->records[k].state != TxState::Acked &&
-                        f->records[k].sentPs < oldestSentPs)
-                    {
-                        oldestSentPs = f->records[k].sentPs;
-                        stuckPath = int32_t(i);
-                    }
-                }
-            }
-        }
+        const uint64_t oldest = m_sendQueue.GetOldestPendingWrId();
+        const int32_t stuckPath = StuckPath();
         NS_LOG_WARN("connection " << m_id << " (host " << GetLocalHost() << " -> "
                                   << GetRemoteHost() << ") stalled: work request " << oldest
                                   << " has made no progress since "
@@ -1271,6 +718,31 @@ MetaRoceConnection::Watchdog()
         return;
     }
     m_watchdog = Simulator::Schedule(PicoSeconds(due - now), &MetaRoceConnection::Watchdog, this);
+}
+
+int32_t
+MetaRoceConnection::StuckPath() const
+{
+    // -1: no path holds an unacknowledged packet, e.g. every path is failed
+    // and probing.
+    int32_t stuckPath = -1;
+    int64_t oldestSentPs = INT64_MAX;
+    for (uint32_t i = 0; i < m_paths.size(); ++i)
+    {
+        if (const MetaRocePath::Outstanding* o = m_paths[i].outstanding.get())
+        {
+            for (size_t k = 0; k < o->packets.size(); ++k)
+            {
+                if (o->packets[k].state != MetaRocePath::PacketState::Acked &&
+                    o->packets[k].sentPs < oldestSentPs)
+                {
+                    oldestSentPs = o->packets[k].sentPs;
+                    stuckPath = int32_t(i);
+                }
+            }
+        }
+    }
+    return stuckPath;
 }
 
 // ---------------------------------------------------------------------------

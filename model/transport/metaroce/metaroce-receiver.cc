@@ -152,25 +152,7 @@ MetaRoceReceiver::OnData(const MetaRoceDataHeader& h,
     }
     if (!(flags & MetaRoceAckHeader::RNR))
     {
-        if (h.pathSeq == path.cumulative && !path.hasSack)
-        {
-            ++path.cumulative; // in order, nothing ahead: the common case
-        }
-        else if (h.pathSeq == path.cumulative)
-        {
-            SackBitmap& sack = Sack(h.pathId, path);
-            const uint32_t ones = sack.LeadingOnes();
-            path.cumulative += 1 + ones;
-            sack.ShiftDown(1 + ones);
-            if (sack.Empty())
-            {
-                DropSack(h.pathId, path);
-            }
-        }
-        else if (h.pathSeq > path.cumulative)
-        {
-            Sack(h.pathId, path).Set(h.pathSeq - path.cumulative - 1);
-        }
+        Advance(h, path);
     }
     ack.flags = flags | (ce ? MetaRoceAckHeader::ECE : 0);
     ack.pathId = h.pathId;
@@ -180,6 +162,30 @@ MetaRoceReceiver::OnData(const MetaRoceDataHeader& h,
     ack.timestampEchoPs = h.timestampPs;
     ack.sack = path.hasSack ? Sack(h.pathId, path) : SackBitmap();
     return true;
+}
+
+void
+MetaRoceReceiver::Advance(const MetaRoceDataHeader& h, RxPath& path)
+{
+    if (h.pathSeq == path.cumulative && !path.hasSack)
+    {
+        ++path.cumulative; // in order, nothing ahead: the common case
+    }
+    else if (h.pathSeq == path.cumulative)
+    {
+        SackBitmap& sack = Sack(h.pathId, path);
+        const uint32_t ones = sack.LeadingOnes();
+        path.cumulative += 1 + ones;
+        sack.ShiftDown(1 + ones);
+        if (sack.Empty())
+        {
+            DropSack(h.pathId, path);
+        }
+    }
+    else if (h.pathSeq > path.cumulative)
+    {
+        Sack(h.pathId, path).Set(h.pathSeq - path.cumulative - 1);
+    }
 }
 
 uint8_t
@@ -218,42 +224,12 @@ MetaRoceReceiver::Place(const MetaRoceDataHeader& h, const FramePayload& payload
                : m.status == RdmaStatus::LengthError    ? MetaRoceAckHeader::LENGTH_ERROR
                                                         : 0;
     }
-    // Where the payload goes: a write names it; a send lands in its receive.
     uint32_t key = 0;
     uint64_t base = 0; // address of message byte 0
-    uint8_t reject = 0;
-    if (m.opcode == MetaRoceDataHeader::WRITE)
+    const uint8_t reject = Destination(h, s, m, key, base);
+    if (reject == MetaRoceAckHeader::RNR)
     {
-        key = h.keyOrMatch;
-        base = h.remoteAddress - h.offset;
-        // The whole message must fit, not just this packet: a write that
-        // would run past its region places nothing at all.
-        if (h.remoteAddress < h.offset || !m_memory->CheckAccess(key, base, m.length))
-        {
-            m.status = RdmaStatus::RemoteAccessError;
-            reject = MetaRoceAckHeader::ACCESS_ERROR;
-        }
-    }
-    else
-    {
-        if (m.sendSeq < s.baseSend || m.sendSeq - s.baseSend >= s.receives.size())
-        {
-            ++m_stats.rnrPackets;
-            return MetaRoceAckHeader::RNR;
-        }
-        const PostedRecv& r = s.receives[m.sendSeq - s.baseSend];
-        key = r.rr.lkey;
-        base = r.rr.address;
-        if (m.length > r.rr.length)
-        {
-            m.status = RdmaStatus::LengthError;
-            reject = MetaRoceAckHeader::LENGTH_ERROR;
-        }
-        else if (key != 0 && !m_memory->CheckAccess(key, base, m.length))
-        {
-            m.status = RdmaStatus::LocalProtectionError;
-            reject = MetaRoceAckHeader::ACCESS_ERROR;
-        }
+        return reject;
     }
     if (reject)
     {
@@ -287,6 +263,47 @@ MetaRoceReceiver::Place(const MetaRoceDataHeader& h, const FramePayload& payload
         m.complete = true;
         ++m_stats.completedMessages;
         Release(h.stream);
+    }
+    return 0;
+}
+
+uint8_t
+MetaRoceReceiver::Destination(const MetaRoceDataHeader& h,
+                              const RxStream& s,
+                              RxMessage& m,
+                              uint32_t& key,
+                              uint64_t& base)
+{
+    if (m.opcode == MetaRoceDataHeader::WRITE)
+    {
+        key = h.keyOrMatch;
+        base = h.remoteAddress - h.offset;
+        // The whole message must fit, not just this packet: a write that
+        // would run past its region places nothing at all.
+        if (h.remoteAddress < h.offset || !m_memory->CheckAccess(key, base, m.length))
+        {
+            m.status = RdmaStatus::RemoteAccessError;
+            return MetaRoceAckHeader::ACCESS_ERROR;
+        }
+        return 0;
+    }
+    if (m.sendSeq < s.baseSend || m.sendSeq - s.baseSend >= s.receives.size())
+    {
+        ++m_stats.rnrPackets;
+        return MetaRoceAckHeader::RNR;
+    }
+    const PostedRecv& r = s.receives[m.sendSeq - s.baseSend];
+    key = r.rr.lkey;
+    base = r.rr.address;
+    if (m.length > r.rr.length)
+    {
+        m.status = RdmaStatus::LengthError;
+        return MetaRoceAckHeader::LENGTH_ERROR;
+    }
+    if (key != 0 && !m_memory->CheckAccess(key, base, m.length))
+    {
+        m.status = RdmaStatus::LocalProtectionError;
+        return MetaRoceAckHeader::ACCESS_ERROR;
     }
     return 0;
 }

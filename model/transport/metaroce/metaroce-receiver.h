@@ -126,6 +126,18 @@ class MetaRoceReceiver
     bool AcceptOnPath(const MetaRoceDataHeader& h, bool record, MetaRoceAckHeader& ack, bool& stale);
     /** Places the packet; returns the ACK flags it earns (RNR, errors). */
     uint8_t Place(const MetaRoceDataHeader& h, const FramePayload& payload, bool& outOfWindow);
+    /**
+     * Where message \p m's byte 0 goes (\p key, \p base): a write names it,
+     * a send lands in its matched receive. Returns 0, RNR (no receive
+     * posted yet) or the error the message fails with.
+     */
+    uint8_t Destination(const MetaRoceDataHeader& h,
+                        const RxStream& s,
+                        RxMessage& m,
+                        uint32_t& key,
+                        uint64_t& base);
+    /** Moves the path's cumulative sequence and bitmap past packet \p h. */
+    void Advance(const MetaRoceDataHeader& h, RxPath& path);
     /** Releases the stream's completed messages in order (completion callbacks may post). */
     void Release(uint16_t stream);
     /** The bitmap of path \p pathId, created empty if it has none. */
@@ -133,7 +145,7 @@ class MetaRoceReceiver
     /** Drops the (empty) bitmap of path \p pathId. */
     void DropSack(uint32_t pathId, RxPath& path);
 
-    // What every packet reads first (issue 6: adjacent lines), the
+    // What every packet reads first (adjacent cache lines), the
     // completion sink last.
     std::vector<RxPath> m_paths; //!< allocated by the first packet
     std::vector<RxStream> m_streams;

@@ -115,8 +115,8 @@ class MetaRoceTransport : public RdmaTransport
     AckFaultInjector m_ackFault;
     MetaRoceDataHeader m_txHeader;
     // Received headers are parsed into these and an ACK is built in the
-    // third, instead of an ns3::Header made and destroyed per packet (about
-    // 90 instructions in the library each, issue 6). Nothing receives or
+    // third, instead of an ns3::Header made and destroyed per packet (a
+    // costly construction in the library). Nothing receives or
     // builds another one before the packet's handling returns.
     MetaRoceAckHeader m_rxAck;
     MetaRoceDataHeader m_rxData;
