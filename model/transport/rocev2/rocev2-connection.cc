@@ -170,6 +170,7 @@ RoceV2Connection::Setup(Ptr<RoceV2Transport> transport, uint32_t remoteHost)
                     "RoceV2Connection::Recovery: " << recoveryTypeId.GetName()
                                                    << " is not a RoceV2Recovery");
     factory.SetTypeId(recoveryTypeId);
+    // QP 0 takes this instance; the others a Fork of it (their own state).
     const Ptr<RoceV2Recovery> recovery = factory.Create<RoceV2Recovery>();
     const uint32_t planes = transport->GetNic()->GetNPlanes();
     const uint32_t n = m_queuePairs == 0 ? planes : m_queuePairs;
@@ -184,7 +185,7 @@ RoceV2Connection::Setup(Ptr<RoceV2Transport> transport, uint32_t remoteHost)
                                                     plane,
                                                     transport->SourcePortFor(qpn, remoteHost),
                                                     m_config,
-                                                    recovery->Fork(),
+                                                    i == 0 ? recovery : recovery->Fork(),
                                                     m_ccOps,
                                                     &m_cc);
         transport->AddQueuePair(qp.get());
@@ -338,7 +339,7 @@ RoceV2Connection::GetStats() const
     RoceV2QpStats t;
     for (const auto& qp : m_qps)
     {
-        const RoceV2QpStats& s = qp->GetStats();
+        const RoceV2RequesterStats& s = qp->GetRequester().GetStats();
         t.packets += s.packets;
         t.payloadBytes += s.payloadBytes;
         t.retransmitted += s.retransmitted;
@@ -348,13 +349,14 @@ RoceV2Connection::GetStats() const
         t.rnrReceived += s.rnrReceived;
         t.cnpsReceived += s.cnpsReceived;
         t.acksReceived += s.acksReceived;
-        t.received += s.received;
-        t.outOfOrder += s.outOfOrder;
-        t.duplicates += s.duplicates;
-        t.placedBytes += s.placedBytes;
-        t.naksSent += s.naksSent;
-        t.acksSent += s.acksSent;
-        t.cnpsSent += s.cnpsSent;
+        const RoceV2ResponderStats& r = qp->GetResponder().GetStats();
+        t.received += r.received;
+        t.outOfOrder += r.outOfOrder;
+        t.duplicates += r.duplicates;
+        t.placedBytes += r.placedBytes;
+        t.naksSent += r.naksSent;
+        t.acksSent += r.acksSent;
+        t.cnpsSent += r.cnpsSent;
     }
     return t;
 }

@@ -21,13 +21,12 @@ RoceV2GoBackN::GetTypeId()
 }
 
 RoceV2GoBackN::RoceV2GoBackN() = default;
-RoceV2GoBackN::RoceV2GoBackN(const RoceV2GoBackN& other) = default;
 RoceV2GoBackN::~RoceV2GoBackN() = default;
 
 Ptr<RoceV2Recovery>
 RoceV2GoBackN::Fork()
 {
-    return CopyObject<RoceV2GoBackN>(this);
+    return this;
 }
 
 uint32_t
@@ -85,7 +84,7 @@ RoceV2GoBackN::TimedOut(RoceV2Requester& tx)
 void
 RoceV2GoBackN::ReceiveData(RoceV2Responder& rx,
                            const RoceBthHeader& bth,
-                           Ptr<Packet> packet,
+                           const Ptr<Packet>& packet,
                            uint32_t psn)
 {
     const uint32_t expected = rx.GetExpectedPsn();

@@ -23,9 +23,9 @@ class RoceV2GoBackN : public RoceV2Recovery
   public:
     static TypeId GetTypeId();
     RoceV2GoBackN();
-    RoceV2GoBackN(const RoceV2GoBackN& other);
     ~RoceV2GoBackN() override;
 
+    /** Itself: go-back-N has no state, so the QPs of a connection share one instance. */
     Ptr<RoceV2Recovery> Fork() override;
 
     uint32_t GetInFlightCap(const RoceV2QpConfig& config) const override;
@@ -43,7 +43,7 @@ class RoceV2GoBackN : public RoceV2Recovery
 
     void ReceiveData(RoceV2Responder& rx,
                      const RoceBthHeader& bth,
-                     Ptr<Packet> packet,
+                     const Ptr<Packet>& packet,
                      uint32_t psn) override;
 };
 

@@ -21,7 +21,7 @@ RoceV2QueuePair::RoceV2QueuePair(RoceV2Connection* owner,
       m_srcPort(srcPort),
       m_config(config),
       m_recovery(recovery),
-      m_requester(*this, transport->GetScheduler()->AddClient(this), cc, connCc),
+      m_requester(*this, cc, connCc),
       m_responder(*this)
 {
 }
@@ -42,12 +42,6 @@ RoceV2QueuePair::GetStats() const
     static_cast<RoceV2RequesterStats&>(s) = m_requester.GetStats();
     static_cast<RoceV2ResponderStats&>(s) = m_responder.GetStats();
     return s;
-}
-
-FramePayload
-RoceV2QueuePair::PullPacket(uint32_t plane, int64_t nowPs, FrameAddress& addr, int64_t& notBeforePs)
-{
-    return m_requester.PullPacket(nowPs, addr, notBeforePs);
 }
 
 } // namespace ns3

@@ -11,8 +11,8 @@
  * RoceV2GoBackN (RoCEv2 NICs) or RoceV2SelectiveRepeat (IRN).
  *
  * One path: a fixed UDP source port chosen once, so ECMP pins the QP to one
- * route, and one NIC port (plane). The QP is the NIC scheduler's client: the
- * scheduler pulls its data packets from the requester.
+ * route, and one NIC port (plane). The NIC scheduler pulls the QP's data
+ * packets from its requester.
  */
 #ifndef METAROCE_ROCEV2_QUEUE_PAIR_H
 #define METAROCE_ROCEV2_QUEUE_PAIR_H
@@ -27,7 +27,7 @@ namespace ns3
 class RoceV2Connection;
 class RoceV2Transport;
 
-class RoceV2QueuePair : public NicTxClient
+class RoceV2QueuePair
 {
   public:
     /**
@@ -50,7 +50,7 @@ class RoceV2QueuePair : public NicTxClient
                     Ptr<RoceV2Recovery> recovery,
                     Ptr<RdmaCongestionOps> cc,
                     RdmaConnectionCc* connCc);
-    ~RoceV2QueuePair() override;
+    ~RoceV2QueuePair();
 
     void SetPeer(uint32_t peerQpn) { m_peerQpn = peerQpn; }
     uint32_t GetQpn() const { return m_qpn; }
@@ -82,14 +82,8 @@ class RoceV2QueuePair : public NicTxClient
     /** Receives posted and not yet completed. */
     uint64_t GetPostedReceives() const { return m_responder.GetPostedReceives(); }
 
-    // NicTxClient
-    FramePayload PullPacket(uint32_t plane,
-                           int64_t nowPs,
-                           FrameAddress& addr,
-                           int64_t& notBeforePs) override;
-
     /** From the transport: packets for this QP (BTH removed; payload, pad and ICRC left). */
-    void ReceiveData(const RoceBthHeader& bth, Ptr<Packet> packet, bool ce)
+    void ReceiveData(const RoceBthHeader& bth, const Ptr<Packet>& packet, bool ce)
     {
         m_responder.ReceiveData(bth, packet, ce);
     }

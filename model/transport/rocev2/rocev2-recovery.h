@@ -36,7 +36,10 @@ class RoceV2Recovery : public Object
     static TypeId GetTypeId();
     ~RoceV2Recovery() override;
 
-    /** A fresh copy, with the attributes but none of the state, for another queue pair. */
+    /**
+     * The instance another queue pair uses: a copy with the attributes but
+     * none of the state (a stateless policy may return itself).
+     */
     virtual Ptr<RoceV2Recovery> Fork() = 0;
 
     // Requester
@@ -65,7 +68,7 @@ class RoceV2Recovery : public Object
      * unwrapped as a PSN (IRN's NACK puts the PSN it acknowledges there).
      */
     virtual void SequenceNakReceived(RoceV2Requester& tx, uint32_t psn, uint32_t aethPsn) = 0;
-    /** The request holding \p psn failed (remote access, invalid request); the responder consumed \p psn. */
+    /** The request holding \p psn failed (remote access, invalid request); \p psn was consumed. */
     virtual void RequestFailed(RoceV2Requester& tx, uint32_t psn) = 0;
     /** The retransmission timeout expired (retries left). */
     virtual void TimedOut(RoceV2Requester& tx) = 0;
@@ -77,7 +80,7 @@ class RoceV2Recovery : public Object
     /** A data packet for PSN \p psn (unwrapped; BTH removed). */
     virtual void ReceiveData(RoceV2Responder& rx,
                              const RoceBthHeader& bth,
-                             Ptr<Packet> packet,
+                             const Ptr<Packet>& packet,
                              uint32_t psn) = 0;
 };
 

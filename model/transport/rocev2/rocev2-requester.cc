@@ -19,15 +19,14 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RoceV2Requester");
 
 RoceV2Requester::RoceV2Requester(RoceV2QueuePair& qp,
-                                 uint32_t schedulerIndex,
                                  Ptr<RdmaCongestionOps> cc,
                                  RdmaConnectionCc* connCc)
     : m_qp(qp),
       m_ccOps(cc),
       m_connCc(connCc),
-      m_schedulerIndex(schedulerIndex),
       m_inFlightCap(qp.GetRecovery().GetInFlightCap(qp.GetConfig()))
 {
+    m_schedulerIndex = qp.GetTransport()->GetScheduler()->AddClient(this);
     m_lineBps = qp.GetTransport()->GetNic()->GetPort(qp.GetPlane())->GetDataRate().GetBitRate();
     m_cc.lineBps = m_lineBps;
     m_ccOps->InitFlow(m_cc);
@@ -88,7 +87,7 @@ RoceV2Requester::Kick()
 }
 
 FramePayload
-RoceV2Requester::PullPacket(int64_t now, FrameAddress& addr, int64_t& notBeforePs)
+RoceV2Requester::PullPacket(uint32_t plane, int64_t now, FrameAddress& addr, int64_t& notBeforePs)
 {
     RoceV2Recovery& recovery = m_qp.GetRecovery();
     // A packet the policy wants resent goes first.

@@ -1,12 +1,12 @@
 /*
  * RoceV2Requester: the send side of a RoCEv2 RC queue pair. It gives the
  * QP's work PSNs in post order, builds the data packets when the NIC
- * scheduler pulls them (paced at the rate of the congestion policy, DCQCN by
- * default), and handles what comes back: ACKs, NAKs, RNR NAKs, CNPs and the
- * retransmission timeout. What a loss rewinds or releases for resending, the
- * in-flight cap and the timeout's length are the recovery policy's
- * (RoceV2Recovery); RetryLimit timeouts in a row without progress fail the
- * outstanding work (IB's retry_cnt).
+ * scheduler pulls them (it is the QP's NicTxClient), paced at the rate of
+ * the congestion policy (DCQCN by default), and handles what comes back:
+ * ACKs, NAKs, RNR NAKs, CNPs and the retransmission timeout. What a loss
+ * rewinds or releases for resending, the in-flight cap and the timeout's
+ * length are the recovery policy's (RoceV2Recovery); RetryLimit timeouts
+ * in a row without progress fail the outstanding work (IB's retry_cnt).
  *
  * Deviation from a real RC QP, for experiments' sake: a remote access or
  * length error fails that request only; the QP carries on (a real QP enters
@@ -28,7 +28,7 @@ namespace ns3
 
 class RoceV2QueuePair;
 
-class RoceV2Requester
+class RoceV2Requester : public NicTxClient
 {
   public:
     /** Part of a work request given to this QP (a whole message, or a stripe of a write). */
@@ -49,12 +49,10 @@ class RoceV2Requester
 
     /**
      * \param qp the queue pair this is the send side of (its identity, settings, policy)
-     * \param schedulerIndex the QP's index in the NIC scheduler
      * \param cc the connection's congestion policy
      * \param connCc the connection's congestion state
      */
     RoceV2Requester(RoceV2QueuePair& qp,
-                    uint32_t schedulerIndex,
                     Ptr<RdmaCongestionOps> cc,
                     RdmaConnectionCc* connCc);
 
@@ -63,8 +61,11 @@ class RoceV2Requester
 
     /** Queues \p seg behind the QP's other work and assigns its PSNs. */
     void PostSegment(const Segment& seg);
-    /** The next data packet, as NicTxClient::PullPacket. */
-    FramePayload PullPacket(int64_t nowPs, FrameAddress& addr, int64_t& notBeforePs);
+    // NicTxClient: the NIC scheduler pulls the QP's data packets from here.
+    FramePayload PullPacket(uint32_t plane,
+                           int64_t nowPs,
+                           FrameAddress& addr,
+                           int64_t& notBeforePs) override;
     /** An ACK or NAK for this QP (BTH and AETH removed). */
     void ReceiveAck(const RoceBthHeader& bth, const RoceAethHeader& aeth);
     /** A CNP for this QP (DCQCN's reaction point). */
@@ -83,7 +84,7 @@ class RoceV2Requester
     uint32_t GetUna() const { return m_una; }
     /** Next new PSN to send. */
     uint32_t GetNxt() const { return m_nxt; }
-    /** Everything below \p una is acknowledged: completes the segments it covers, re-arms the timer. */
+    /** Everything below \p una is acknowledged: completes what it covers, re-arms the RTO. */
     void AdvanceUna(uint32_t una);
     /** Resend from \p psn (not below the oldest unacknowledged one). */
     void GoBack(uint32_t psn);
@@ -106,7 +107,7 @@ class RoceV2Requester
     Ptr<RdmaCongestionOps> m_ccOps;
     RdmaConnectionCc* m_connCc;
     RdmaFlowCc m_cc;
-    uint32_t m_schedulerIndex;
+    uint32_t m_schedulerIndex = 0;
     uint32_t m_inFlightCap; //!< the recovery policy's
     uint64_t m_lineBps = 0;
 

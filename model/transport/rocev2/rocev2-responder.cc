@@ -77,7 +77,7 @@ RoceV2Responder::SendCnp()
 }
 
 void
-RoceV2Responder::ReceiveData(const RoceBthHeader& bth, Ptr<Packet> packet, bool ce)
+RoceV2Responder::ReceiveData(const RoceBthHeader& bth, const Ptr<Packet>& packet, bool ce)
 {
     ++m_stats.received;
     const int64_t now = Simulator::Now().GetPicoSeconds();
@@ -109,7 +109,7 @@ RoceV2Responder::AcknowledgeDuplicate()
 }
 
 void
-RoceV2Responder::ReceiveInOrder(const RoceBthHeader& bth, Ptr<Packet> packet, uint32_t psn)
+RoceV2Responder::ReceiveInOrder(const RoceBthHeader& bth, const Ptr<Packet>& packet, uint32_t psn)
 {
     RoceRethHeader reth;
     if (RoceV2IsWrite(bth.opcode) && RoceV2IsFirst(bth.opcode) && packet->RemoveHeader(reth) == 0)
@@ -131,7 +131,19 @@ RoceV2Responder::ReceiveInOrder(const RoceBthHeader& bth, Ptr<Packet> packet, ui
     {
         return; // a middle packet with no message under way: corrupt stream
     }
-    PlaceInOrder(packet, len, nak);
+    if (m_ctx.status == RdmaStatus::Success)
+    {
+        if (uint64_t(m_ctx.offset) + len > m_ctx.length)
+        {
+            m_ctx.status = m_ctx.isWrite ? RdmaStatus::RemoteAccessError : RdmaStatus::LengthError;
+            nak = m_ctx.isWrite ? RoceAethHeader::NAK_REMOTE_ACCESS
+                                : RoceAethHeader::NAK_INVALID_REQUEST;
+        }
+        else
+        {
+            Place(m_ctx.key, m_ctx.address + m_ctx.offset, packet, len);
+        }
+    }
     m_ctx.offset += len;
     ++m_ePsn;
     m_nakSent = false;
@@ -164,7 +176,9 @@ RoceV2Responder::OpenMessage(const RoceBthHeader& bth, const RoceRethHeader& ret
         m_ctx.address = reth.virtualAddress;
         m_ctx.key = reth.rkey;
         m_ctx.length = reth.dmaLength;
-        if (!GetLocalMemory()->CheckAccess(reth.rkey, reth.virtualAddress, reth.dmaLength))
+        if (!m_qp.GetConnection()->GetLocalMemory()->CheckAccess(reth.rkey,
+                                                                 reth.virtualAddress,
+                                                                 reth.dmaLength))
         {
             m_ctx.status = RdmaStatus::RemoteAccessError;
             nak = RoceAethHeader::NAK_REMOTE_ACCESS;
@@ -187,28 +201,12 @@ RoceV2Responder::OpenMessage(const RoceBthHeader& bth, const RoceRethHeader& ret
 }
 
 void
-RoceV2Responder::PlaceInOrder(Ptr<Packet> packet, uint32_t len, uint8_t& nak)
-{
-    if (m_ctx.status != RdmaStatus::Success)
-    {
-        return;
-    }
-    if (uint64_t(m_ctx.offset) + len > m_ctx.length)
-    {
-        m_ctx.status = m_ctx.isWrite ? RdmaStatus::RemoteAccessError : RdmaStatus::LengthError;
-        nak = m_ctx.isWrite ? RoceAethHeader::NAK_REMOTE_ACCESS : RoceAethHeader::NAK_INVALID_REQUEST;
-        return;
-    }
-    Place(m_ctx.key, m_ctx.address + m_ctx.offset, packet, len);
-}
-
-void
-RoceV2Responder::Place(uint32_t key, uint64_t address, Ptr<Packet> packet, uint32_t len)
+RoceV2Responder::Place(uint32_t key, uint64_t address, const Ptr<Packet>& packet, uint32_t len)
 {
     m_stats.placedBytes += len;
     if (key != 0)
     {
-        GetLocalMemory()->PlaceFrom(key, address, packet, 0, len);
+        m_qp.GetConnection()->GetLocalMemory()->PlaceFrom(key, address, packet, 0, len);
     }
 }
 

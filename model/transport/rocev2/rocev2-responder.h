@@ -47,7 +47,7 @@ class RoceV2Responder
     /** Receives posted and not yet completed. */
     uint64_t GetPostedReceives() const { return m_rq.size(); }
     /** A data packet for this QP (BTH removed; payload, pad and ICRC left). */
-    void ReceiveData(const RoceBthHeader& bth, Ptr<Packet> packet, bool ce);
+    void ReceiveData(const RoceBthHeader& bth, const Ptr<Packet>& packet, bool ce);
     const RoceV2ResponderStats& GetStats() const { return m_stats; }
 
     // For the recovery policy
@@ -64,9 +64,9 @@ class RoceV2Responder
     /** Discards a packet already received and re-ACKs the expected PSN's predecessor. */
     void AcknowledgeDuplicate();
     /** Places the expected packet in its message, completes the message if it ends it, ACKs. */
-    void ReceiveInOrder(const RoceBthHeader& bth, Ptr<Packet> packet, uint32_t psn);
-    /** Counts \p len placed bytes and copies them from \p packet to \p address (key 0: count only). */
-    void Place(uint32_t key, uint64_t address, Ptr<Packet> packet, uint32_t len);
+    void ReceiveInOrder(const RoceBthHeader& bth, const Ptr<Packet>& packet, uint32_t psn);
+    /** Counts \p len placed bytes, copies them from \p packet to \p address (key 0: count only). */
+    void Place(uint32_t key, uint64_t address, const Ptr<Packet>& packet, uint32_t len);
     /** Posted receive \p i (0: the oldest). */
     PostedRecv& GetReceive(size_t i) { return m_rq[i]; }
     /** A message is complete: counts it in the MSN. */
@@ -95,7 +95,6 @@ class RoceV2Responder
 
     void SendCnp();
     bool OpenMessage(const RoceBthHeader& bth, const RoceRethHeader& reth, uint8_t& nak);
-    void PlaceInOrder(Ptr<Packet> packet, uint32_t len, uint8_t& nak);
 
     RoceV2QueuePair& m_qp;
     uint32_t m_ePsn = 0;

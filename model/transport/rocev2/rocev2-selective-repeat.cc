@@ -198,7 +198,7 @@ RoceV2SelectiveRepeat::Abort()
 void
 RoceV2SelectiveRepeat::ReceiveData(RoceV2Responder& rx,
                                    const RoceBthHeader& bth,
-                                   Ptr<Packet> packet,
+                                   const Ptr<Packet>& packet,
                                    uint32_t psn)
 {
     const uint32_t expected = rx.GetExpectedPsn();
@@ -244,7 +244,7 @@ RoceV2SelectiveRepeat::ReceiveData(RoceV2Responder& rx,
 bool
 RoceV2SelectiveRepeat::Place(RoceV2Responder& rx,
                              const RoceBthHeader& bth,
-                             Ptr<Packet> packet,
+                             const Ptr<Packet>& packet,
                              uint32_t psn,
                              Ahead& a)
 {

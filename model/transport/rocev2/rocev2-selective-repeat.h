@@ -52,7 +52,7 @@ class RoceV2SelectiveRepeat : public RoceV2Recovery
 
     void ReceiveData(RoceV2Responder& rx,
                      const RoceBthHeader& bth,
-                     Ptr<Packet> packet,
+                     const Ptr<Packet>& packet,
                      uint32_t psn) override;
 
   private:
@@ -68,7 +68,7 @@ class RoceV2SelectiveRepeat : public RoceV2Recovery
     void QueueNextLost(uint32_t una, uint32_t nxt);
     bool Place(RoceV2Responder& rx,
                const RoceBthHeader& bth,
-               Ptr<Packet> packet,
+               const Ptr<Packet>& packet,
                uint32_t psn,
                Ahead& a);
     void DeliverInOrder(RoceV2Responder& rx, const Ahead& a);
