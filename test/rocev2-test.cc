@@ -3,18 +3,22 @@
 #include "dcqcn.h"
 #include "fabric-stats.h"
 #include "rocev2-connection.h"
+#include "rocev2-go-back-n.h"
+#include "rocev2-selective-repeat.h"
 #include "rocev2-transport.h"
 #include "test-metaroce-util.h"
 
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
 #include "ns3/pointer.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <functional>
+#include <set>
 
 using namespace ns3;
 using namespace ns3::test;
@@ -383,6 +387,109 @@ TEST_CASE("rocev2 selective repeat (IRN): one loss costs one retransmission", "[
     CHECK(p.b->GetStats().placedBytes == 1024 * kKiB);
     // In-flight never above the BDP cap: 100 Gb/s x 12 us / 4 KiB = 37 packets.
     CHECK(p.a->GetQueuePair(0).GetMaxInFlight() <= 37);
+}
+
+namespace
+{
+
+/** What a lossy run gave: both ends' counters, the completions, QP 0's recovery policy. */
+struct RecoveryRun
+{
+    RoceV2QpStats a;
+    RoceV2QpStats b;
+    std::vector<Time> completed;
+    TypeId recovery;
+};
+
+/**
+ * Two 512 KiB writes and a 64 KiB send from host 0 to host 3, losing the
+ * first transmission of every PSN = 7 mod 50 on each plane. \p name = value
+ * is set on the connections unless \p name is empty.
+ */
+RecoveryRun
+RunWithLosses(const std::string& name, const AttributeValue& value)
+{
+    RdmaTransportHelper h("ns3::RoceV2Transport");
+    if (!name.empty())
+    {
+        h.SetConnectionAttribute(name, value);
+    }
+    RocePair p = MakeRocePair(TinySpec(), 0, 3, h);
+    std::set<std::pair<uint32_t, uint32_t>> dropped; // (plane, PSN)
+    Dropper d{[&](const RoceBthHeader& b, uint32_t plane) {
+        return b.psn % 50 == 7 && dropped.insert({plane, b.psn}).second;
+    }};
+    p.Transport(3)->SetDropFilter(MakeCallback(&Dropper::Call, &d));
+    const uint32_t rkey = p.b->GetLocalMemory()->Register(0, 2048 * kKiB);
+    p.a->PostWrite(0, 1, 0, rkey, 512 * kKiB);
+    p.a->PostWrite(1, 2, 512 * kKiB, rkey, 512 * kKiB);
+    p.b->PostRecv(0, 3, 1024 * kKiB, rkey, 64 * kKiB);
+    p.a->PostSend(0, 4, 64 * kKiB);
+    Simulator::Stop(MilliSeconds(20));
+    Simulator::Run();
+    RecoveryRun r;
+    r.a = p.a->GetStats();
+    r.b = p.b->GetStats();
+    for (const auto& c : p.aDone)
+    {
+        r.completed.push_back(c.completed);
+    }
+    for (const auto& c : p.bDone)
+    {
+        r.completed.push_back(c.completed);
+    }
+    r.recovery = p.a->GetQueuePair(0).GetRecovery().GetInstanceTypeId();
+    Simulator::Destroy(); // the next run starts at time 0
+    return r;
+}
+
+void
+CheckSameCounters(const RoceV2QpStats& x, const RoceV2QpStats& y)
+{
+    CHECK(x.packets == y.packets);
+    CHECK(x.payloadBytes == y.payloadBytes);
+    CHECK(x.retransmitted == y.retransmitted);
+    CHECK(x.timeouts == y.timeouts);
+    CHECK(x.naksReceived == y.naksReceived);
+    CHECK(x.rewoundPackets == y.rewoundPackets);
+    CHECK(x.rnrReceived == y.rnrReceived);
+    CHECK(x.cnpsReceived == y.cnpsReceived);
+    CHECK(x.acksReceived == y.acksReceived);
+    CHECK(x.received == y.received);
+    CHECK(x.outOfOrder == y.outOfOrder);
+    CHECK(x.duplicates == y.duplicates);
+    CHECK(x.placedBytes == y.placedBytes);
+    CHECK(x.naksSent == y.naksSent);
+    CHECK(x.acksSent == y.acksSent);
+    CHECK(x.cnpsSent == y.cnpsSent);
+}
+
+} // namespace
+
+TEST_CASE("rocev2: Recovery = ns3::RoceV2SelectiveRepeat runs exactly as SelectiveRepeat = true "
+          "and go-back-N is the default",
+          "[rocev2][irn]")
+{
+    // SelectiveRepeat stays as shorthand for the Recovery policy, so that
+    // experiments and tests that set it by name keep running unchanged: it
+    // must select the same policy, hence the same run, counter for counter
+    // and completion for completion, under losses that exercise the SACK
+    // bitmap, the retransmissions and the out-of-order placement. Recovery
+    // is set by name, as experiment files set attributes.
+    const RecoveryRun byBool = RunWithLosses("SelectiveRepeat", BooleanValue(true));
+    const RecoveryRun byTypeId = RunWithLosses("Recovery", StringValue("ns3::RoceV2SelectiveRepeat"));
+    const RecoveryRun byDefault = RunWithLosses("", BooleanValue(false));
+    CHECK(byBool.recovery == RoceV2SelectiveRepeat::GetTypeId());
+    CHECK(byTypeId.recovery == RoceV2SelectiveRepeat::GetTypeId());
+    CHECK(byDefault.recovery == RoceV2GoBackN::GetTypeId());
+    REQUIRE(byBool.completed.size() == 4);
+    CHECK(byBool.a.retransmitted > 0);
+    CheckSameCounters(byTypeId.a, byBool.a);
+    CheckSameCounters(byTypeId.b, byBool.b);
+    CHECK(byTypeId.completed == byBool.completed);
+    // Go-back-N resends everything in flight behind each loss: many more.
+    REQUIRE(byDefault.completed.size() == 4);
+    CHECK(byDefault.a.retransmitted > 5 * byBool.a.retransmitted);
 }
 
 TEST_CASE("rocev2 data integrity under random loss, go-back-N and selective repeat",

@@ -1,6 +1,8 @@
 #include "rocev2-connection.h"
 
 #include "dcqcn.h"
+#include "rocev2-go-back-n.h"
+#include "rocev2-selective-repeat.h"
 #include "rocev2-transport.h"
 
 #include "ns3/boolean.h"
@@ -75,9 +77,15 @@ RoceV2Connection::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&RoceV2Connection::m_payloadIntegrity),
                           MakeBooleanChecker())
+            .AddAttribute("Recovery",
+                          "Loss-recovery policy (a RoceV2Recovery TypeId): ns3::RoceV2GoBackN "
+                          "(RoCEv2 NICs) or ns3::RoceV2SelectiveRepeat (IRN, run without PFC)",
+                          TypeIdValue(RoceV2GoBackN::GetTypeId()),
+                          MakeTypeIdAccessor(&RoceV2Connection::m_recoveryTypeId),
+                          MakeTypeIdChecker())
             .AddAttribute("SelectiveRepeat",
-                          "Loss recovery: false = go-back-N (RoCEv2 NICs), true = IRN's "
-                          "selective repeat with a BDP cap (run without PFC)",
+                          "Shorthand: true selects Recovery = ns3::RoceV2SelectiveRepeat "
+                          "(overriding Recovery); false leaves Recovery's choice",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RoceV2Connection::m_selectiveRepeat),
                           MakeBooleanChecker())
@@ -139,11 +147,10 @@ RoceV2Connection::Setup(Ptr<RoceV2Transport> transport, uint32_t remoteHost)
     m_config.maxInflightPackets = m_maxInflightPackets;
     m_config.ecnCapable = m_ecnCapable;
     m_config.payloadIntegrity = m_payloadIntegrity;
-    m_config.selectiveRepeat = m_selectiveRepeat;
     m_config.rtoLow = m_rtoLow;
     m_config.rtoHigh = m_rtoHigh;
     m_config.bdpCapPackets = m_bdpCapPackets;
-    if (m_selectiveRepeat && m_bdpCapPackets == 0)
+    if (m_bdpCapPackets == 0) // only a policy with a BDP cap reads it
     {
         const double bdpBytes =
             double(transport->GetNic()->GetPort(0)->GetDataRate().GetBitRate()) / 8 *
@@ -157,6 +164,14 @@ RoceV2Connection::Setup(Ptr<RoceV2Transport> transport, uint32_t remoteHost)
     ObjectFactory factory;
     factory.SetTypeId(m_ccTypeId);
     m_ccOps = factory.Create<RdmaCongestionOps>();
+    const TypeId recoveryTypeId =
+        m_selectiveRepeat ? RoceV2SelectiveRepeat::GetTypeId() : m_recoveryTypeId;
+    NS_ABORT_MSG_IF(!recoveryTypeId.IsChildOf(RoceV2Recovery::GetTypeId()),
+                    "RoceV2Connection::Recovery: " << recoveryTypeId.GetName()
+                                                   << " is not a RoceV2Recovery");
+    factory.SetTypeId(recoveryTypeId);
+    // QP 0 takes this instance; the others a Fork of it (their own state).
+    const Ptr<RoceV2Recovery> recovery = factory.Create<RoceV2Recovery>();
     const uint32_t planes = transport->GetNic()->GetNPlanes();
     const uint32_t n = m_queuePairs == 0 ? planes : m_queuePairs;
     m_ccOps->Init(m_cc, n);
@@ -170,6 +185,7 @@ RoceV2Connection::Setup(Ptr<RoceV2Transport> transport, uint32_t remoteHost)
                                                     plane,
                                                     transport->SourcePortFor(qpn, remoteHost),
                                                     m_config,
+                                                    i == 0 ? recovery : recovery->Fork(),
                                                     m_ccOps,
                                                     &m_cc);
         transport->AddQueuePair(qp.get());
@@ -215,7 +231,7 @@ RoceV2Connection::Post(const RdmaWorkRequest& wr)
     }
     const uint32_t mtu = m_config.payloadSize;
     const uint32_t packets = (wr.length + mtu - 1) / mtu;
-    RoceV2QueuePair::Segment seg;
+    RoceV2Requester::Segment seg;
     seg.message = index;
     seg.opcode = wr.opcode;
     seg.lkey = wr.lkey;
@@ -323,7 +339,7 @@ RoceV2Connection::GetStats() const
     RoceV2QpStats t;
     for (const auto& qp : m_qps)
     {
-        const RoceV2QpStats& s = qp->GetStats();
+        const RoceV2RequesterStats& s = qp->GetRequester().GetStats();
         t.packets += s.packets;
         t.payloadBytes += s.payloadBytes;
         t.retransmitted += s.retransmitted;
@@ -333,13 +349,14 @@ RoceV2Connection::GetStats() const
         t.rnrReceived += s.rnrReceived;
         t.cnpsReceived += s.cnpsReceived;
         t.acksReceived += s.acksReceived;
-        t.received += s.received;
-        t.outOfOrder += s.outOfOrder;
-        t.duplicates += s.duplicates;
-        t.placedBytes += s.placedBytes;
-        t.naksSent += s.naksSent;
-        t.acksSent += s.acksSent;
-        t.cnpsSent += s.cnpsSent;
+        const RoceV2ResponderStats& r = qp->GetResponder().GetStats();
+        t.received += r.received;
+        t.outOfOrder += r.outOfOrder;
+        t.duplicates += r.duplicates;
+        t.placedBytes += r.placedBytes;
+        t.naksSent += r.naksSent;
+        t.acksSent += r.acksSent;
+        t.cnpsSent += r.cnpsSent;
     }
     return t;
 }

@@ -13,6 +13,11 @@
  *   order.
  * Completions: a Write completes when all its parts are acknowledged; each
  * stream's completions are released in post order on both sides.
+ *
+ * Loss recovery is a RoceV2Recovery chosen by TypeId (Recovery: go-back-N by
+ * default, or ns3::RoceV2SelectiveRepeat); each QP gets its own Fork of it.
+ * SelectiveRepeat = true is shorthand for Recovery = ns3::RoceV2SelectiveRepeat
+ * and wins over Recovery (experiments set it by name).
  */
 #ifndef METAROCE_ROCEV2_CONNECTION_H
 #define METAROCE_ROCEV2_CONNECTION_H
@@ -91,12 +96,13 @@ class RoceV2Connection : public RdmaConnection
     uint32_t m_maxInflightPackets;
     bool m_ecnCapable;
     bool m_payloadIntegrity;
-    bool m_selectiveRepeat;
+    bool m_selectiveRepeat; //!< shorthand for m_recoveryTypeId = RoceV2SelectiveRepeat
+    TypeId m_recoveryTypeId;
     uint32_t m_bdpCapPackets;
     Time m_bdpRtt;
     Time m_rtoLow;
     Time m_rtoHigh;
-    RoceV2QueuePair::Config m_config; //!< the above, handed to each QP
+    RoceV2QpConfig m_config; //!< the above, handed to each QP
     TypeId m_ccTypeId;
     Ptr<RdmaCongestionOps> m_ccOps;
     RdmaConnectionCc m_cc;
