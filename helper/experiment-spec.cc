@@ -4,6 +4,8 @@
 #include "rdma-workload.h"
 
 #include "ns3/attribute.h"
+#include "ns3/abort.h"
+#include "ns3/object-factory.h"
 #include "ns3/type-id.h"
 
 #include <algorithm>
@@ -139,11 +141,47 @@ ParseObjectAttributes(const JsonReader& attrs, const std::string& typeId)
     return out;
 }
 
-/** "transport": a short name (RdmaTransportHelper::GetAliases) or a transport's TypeId. */
+/**
+ * "transport"."congestion" / "recovery": the TypeId of a policy, set as the
+ * endpoints' TypeId attribute \p attribute. It must derive from what the
+ * default policy derives from (e.g. ns3::RdmaCongestionOps).
+ */
+void
+ParsePolicy(const JsonReader& key, const std::string& attribute, ExperimentTransport& out)
+{
+    const std::string value = key.AsString();
+    Ptr<RdmaTransport> transport = ObjectFactory(out.typeId).Create<RdmaTransport>();
+    const TypeId connection = transport->GetConnectionTypeId();
+    transport->Dispose();
+    TypeId::AttributeInformation info;
+    if (!connection.LookupAttributeByName(attribute, &info))
+    {
+        key.Fail("no " + key.Path().substr(key.Path().rfind('/') + 1) + " (" +
+                     connection.GetName() + " has no " + attribute + " attribute)",
+                 "\"" + value + "\"");
+    }
+    const auto* initial = dynamic_cast<const TypeIdValue*>(PeekPointer(info.initialValue));
+    NS_ABORT_MSG_IF(initial == nullptr, connection.GetName() << "::" << attribute
+                                                             << " is not a TypeId attribute");
+    const TypeId base = initial->Get().GetParent();
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(value, &tid) || !tid.IsChildOf(base) ||
+        !tid.HasConstructor())
+    {
+        key.Fail("the TypeId of an " + base.GetName(), "\"" + value + "\"");
+    }
+    out.defaults.emplace_back(connection.GetName() + "::" + attribute, value);
+}
+
+/**
+ * "transport": a short name (RdmaTransportHelper::GetAliases) or a
+ * transport's TypeId, and optionally the TypeIds of its endpoints'
+ * congestion control and loss recovery.
+ */
 ExperimentTransport
 ParseTransport(JsonReader transport)
 {
-    transport.ExpectObject({"type"});
+    transport.ExpectObject({"type", "congestion", "recovery"});
     ExperimentTransport out;
     out.name = transport["type"].AsString();
     for (const auto& alias : RdmaTransportHelper::GetAliases())
@@ -168,6 +206,14 @@ ParseTransport(JsonReader transport)
             names += "\"" + alias.name + "\" (" + alias.description + "), ";
         }
         transport["type"].Fail("one of " + names + "or the TypeId of an ns3::RdmaTransport");
+    }
+    if (transport["congestion"].IsPresent())
+    {
+        ParsePolicy(transport["congestion"], "CongestionOps", out);
+    }
+    if (transport["recovery"].IsPresent())
+    {
+        ParsePolicy(transport["recovery"], "Recovery", out);
     }
     return out;
 }

@@ -256,6 +256,42 @@ TEST_CASE("runner: transports and workloads named by TypeId run as their short n
     CHECK(a["provenance"]["non_default_attributes"] == b["provenance"]["non_default_attributes"]);
     CHECK(Deterministic(a)["summary"] == Deterministic(b)["summary"]);
     CHECK(a["summary"]["retransmitted_packets"].get<uint64_t>() > 0);
+    // The recovery policy named by TypeId is IRN's too: same run as "irn".
+    nlohmann::json byPolicy = TinyExperiment();
+    byPolicy["transport"] = {{"type", "rocev2"}, {"recovery", "ns3::RoceV2SelectiveRepeat"}};
+    const nlohmann::json c = RunOnce(byPolicy);
+    CHECK(Deterministic(c)["summary"] == Deterministic(a)["summary"]);
+    CHECK(c["provenance"]["non_default_attributes"]["ns3::RoceV2Connection::Recovery"] ==
+          "ns3::RoceV2SelectiveRepeat");
+}
+
+TEST_CASE("runner: congestion and recovery policies are checked against the transport",
+          "[runner]")
+{
+    for (const auto& [transport, path, expected] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             // MetaRoCE has no separate recovery policy (its recovery is the spec's).
+             {R"({"type":"metaroce","recovery":"ns3::RoceV2SelectiveRepeat"})",
+              "/transport/recovery", "has no Recovery attribute"},
+             {R"({"type":"metaroce","congestion":"ns3::RoceV2GoBackN"})",
+              "/transport/congestion", "TypeId of an ns3::RdmaCongestionOps"},
+             {R"({"type":"rocev2","recovery":"ns3::Dcqcn"})", "/transport/recovery",
+              "TypeId of an ns3::RoceV2Recovery"},
+             {R"({"type":"rocev2","colour":"red"})", "/transport", "colour"},
+         })
+    {
+        CAPTURE(transport);
+        nlohmann::json bad = TinyExperiment();
+        bad["transport"] = nlohmann::json::parse(transport);
+        CHECK_THROWS_WITH(Spec(bad), Catch::Contains(path) && Catch::Contains(expected));
+    }
+    // A congestion policy by TypeId reaches the endpoints as their attribute.
+    nlohmann::json j = TinyExperiment();
+    j["transport"] = {{"type", "metaroce"}, {"congestion", "ns3::MetaRoceStaticWindow"}};
+    const ExperimentSpec spec = Spec(j);
+    REQUIRE(spec.transport.defaults.size() == 1);
+    CHECK(spec.transport.defaults[0].first == "ns3::MetaRoceConnection::CongestionOps");
+    CHECK(spec.transport.defaults[0].second == "ns3::MetaRoceStaticWindow");
 }
 
 TEST_CASE("runner: a workload's own attributes are set on it and checked", "[runner]")

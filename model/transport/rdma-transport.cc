@@ -31,14 +31,46 @@ RdmaTransport::GetTypeId()
     return tid;
 }
 
-RdmaTransport::RdmaTransport()
+RdmaTransport::RdmaTransport(TypeId connectionType)
     : m_memory(CreateObject<RdmaMemory>())
 {
+    NS_ABORT_MSG_IF(!connectionType.IsChildOf(RdmaConnection::GetTypeId()),
+                    "RdmaTransport: " << connectionType.GetName() << " is not an RdmaConnection");
+    m_connectionFactory.SetTypeId(connectionType);
+}
+
+void
+RdmaTransport::SetConnectionAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_connectionFactory.Set(name, value);
+}
+
+Ptr<RdmaConnection>
+RdmaTransport::CreateEndpoint(uint32_t remoteHost)
+{
+    NS_ABORT_MSG_IF(!m_nic,
+                    GetInstanceTypeId().GetName() << ": SetNic before creating connections");
+    Ptr<RdmaConnection> c = m_connectionFactory.Create<RdmaConnection>();
+    const uint32_t index = m_connections.size();
+    m_connections.push_back(c);
+    SetupEndpoint(c, index, remoteHost);
+    return c;
+}
+
+void
+RdmaTransport::DisposeConnections()
+{
+    for (auto& c : m_connections)
+    {
+        c->Dispose();
+    }
+    m_connections.clear();
 }
 
 void
 RdmaTransport::DoDispose()
 {
+    DisposeConnections();
     m_nic = nullptr;
     m_memory = nullptr;
     Object::DoDispose();

@@ -8,6 +8,12 @@
  * Connections are established out of band (as rdma_cm does before a job
  * starts): Connect creates both endpoints and binds them; no handshake
  * packets are simulated.
+ *
+ * The base keeps what every transport needs: the endpoints (created from an
+ * ObjectFactory of the transport's connection type, which carries the
+ * experiment's connection attributes) and their order. A subclass names its
+ * connection type, sets each new endpoint up and binds it to its peer
+ * (docs/adding-a-transport.md).
  */
 #ifndef METAROCE_RDMA_TRANSPORT_H
 #define METAROCE_RDMA_TRANSPORT_H
@@ -16,9 +22,11 @@
 #include "rdma-memory.h"
 #include "rdma-nic.h"
 
+#include "ns3/object-factory.h"
 #include "ns3/object.h"
 
 #include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -27,7 +35,6 @@ class RdmaTransport : public Object
 {
   public:
     static TypeId GetTypeId();
-    RdmaTransport();
 
     /** Attaches the transport to its host's NIC (registers its UDP port). */
     virtual void SetNic(Ptr<RdmaNic> nic);
@@ -38,8 +45,11 @@ class RdmaTransport : public Object
     Ptr<RdmaMemory> GetMemory() const { return m_memory; }
 
     /** Number of connection endpoints on this host. */
-    virtual uint32_t GetNConnections() const = 0;
-    virtual Ptr<RdmaConnection> GetConnection(uint32_t index) const = 0;
+    uint32_t GetNConnections() const { return m_connections.size(); }
+    /** Endpoint \p index, in creation order. */
+    Ptr<RdmaConnection> GetConnection(uint32_t index) const { return m_connections[index]; }
+    /** The TypeId of this transport's endpoints (a subclass of ns3::RdmaConnection). */
+    TypeId GetConnectionTypeId() const { return m_connectionFactory.GetTypeId(); }
     /**
      * Per-request completion tracking (RdmaConnection::EnableWorkRequestTracking)
      * on every endpoint Connect creates afterwards. RdmaTransportHelper turns
@@ -48,7 +58,7 @@ class RdmaTransport : public Object
     void SetTrackWorkRequests(bool on) { m_trackWorkRequests = on; }
     bool GetTrackWorkRequests() const { return m_trackWorkRequests; }
     /** Sets an attribute of every connection endpoint this transport creates afterwards. */
-    virtual void SetConnectionAttribute(const std::string& name, const AttributeValue& value) = 0;
+    void SetConnectionAttribute(const std::string& name, const AttributeValue& value);
 
     /**
      * Creates a connection between two hosts' transports (same TypeId) and
@@ -74,16 +84,31 @@ class RdmaTransport : public Object
     uint32_t GetAccountedEndpoints() const { return m_accountedEndpoints; }
 
   protected:
+    /** \p connectionType: the endpoints' TypeId, a subclass of ns3::RdmaConnection. */
+    explicit RdmaTransport(TypeId connectionType);
     void DoDispose() override;
-    /** A new endpoint towards \p remoteHost, not yet bound. */
-    virtual Ptr<RdmaConnection> CreateEndpoint(uint32_t remoteHost) = 0;
+    /** Disposes the endpoints (also done by DoDispose; for subclasses that must do it first). */
+    void DisposeConnections();
+    /** Sets up \p endpoint, just created as endpoint \p index of this host, towards \p remoteHost. */
+    virtual void SetupEndpoint(Ptr<RdmaConnection> endpoint, uint32_t index, uint32_t remoteHost) = 0;
     /** Binds \p local (created here) to its peer \p remote. */
     virtual void Bind(Ptr<RdmaConnection> local, Ptr<RdmaConnection> remote) = 0;
+    /** Endpoint \p index as the subclass's type, without a reference count (per packet). */
+    template <class T>
+    T* PeekConnection(uint32_t index) const
+    {
+        return static_cast<T*>(PeekPointer(m_connections[index]));
+    }
 
     Ptr<RdmaNic> m_nic;
     Ptr<RdmaMemory> m_memory;
 
   private:
+    /** A new endpoint towards \p remoteHost, set up, not yet bound. */
+    Ptr<RdmaConnection> CreateEndpoint(uint32_t remoteHost);
+
+    ObjectFactory m_connectionFactory;
+    std::vector<Ptr<RdmaConnection>> m_connections;
     bool m_trackWorkRequests = false; //!< SetTrackWorkRequests
     static bool s_heapAccounting;
     int64_t m_endpointHeapBytes = 0;

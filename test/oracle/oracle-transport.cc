@@ -23,42 +23,21 @@ OracleTransport::GetTypeId()
 }
 
 OracleTransport::OracleTransport()
+    : RdmaTransport(OracleConnection::GetTypeId())
 {
-    m_connectionFactory.SetTypeId(OracleConnection::GetTypeId());
 }
 
 void
 OracleTransport::DoDispose()
 {
-    for (auto& c : m_connections)
-    {
-        c->Dispose();
-    }
-    m_connections.clear();
     m_queue.clear();
     RdmaTransport::DoDispose();
 }
 
-Ptr<RdmaConnection>
-OracleTransport::GetConnection(uint32_t index) const
-{
-    return m_connections[index];
-}
-
 void
-OracleTransport::SetConnectionAttribute(const std::string& name, const AttributeValue& value)
+OracleTransport::SetupEndpoint(Ptr<RdmaConnection> endpoint, uint32_t index, uint32_t remoteHost)
 {
-    m_connectionFactory.Set(name, value);
-}
-
-Ptr<RdmaConnection>
-OracleTransport::CreateEndpoint(uint32_t remoteHost)
-{
-    NS_ABORT_MSG_IF(!m_nic, "OracleTransport: SetNic before creating connections");
-    Ptr<OracleConnection> c = m_connectionFactory.Create<OracleConnection>();
-    m_connections.push_back(c);
-    c->Setup(this, remoteHost);
-    return c;
+    PeekConnection<OracleConnection>(index)->Setup(this, remoteHost);
 }
 
 void

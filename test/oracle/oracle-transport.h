@@ -13,8 +13,6 @@
 #include "oracle-connection.h"
 #include "rdma-transport.h"
 
-#include "ns3/object-factory.h"
-
 #include <deque>
 #include <vector>
 
@@ -27,10 +25,6 @@ class OracleTransport : public RdmaTransport
     static TypeId GetTypeId();
     OracleTransport();
 
-    uint32_t GetNConnections() const override { return m_connections.size(); }
-    Ptr<RdmaConnection> GetConnection(uint32_t index) const override;
-    void SetConnectionAttribute(const std::string& name, const AttributeValue& value) override;
-
     /** Queues \p wr of \p connection on the NIC, posted now. */
     void Enqueue(Ptr<OracleConnection> connection, const RdmaWorkRequest& wr);
     /** The NIC's rate: the sum of its planes' line rates (bit/s). */
@@ -38,7 +32,7 @@ class OracleTransport : public RdmaTransport
 
   protected:
     void DoDispose() override;
-    Ptr<RdmaConnection> CreateEndpoint(uint32_t remoteHost) override;
+    void SetupEndpoint(Ptr<RdmaConnection> endpoint, uint32_t index, uint32_t remoteHost) override;
     void Bind(Ptr<RdmaConnection> local, Ptr<RdmaConnection> remote) override;
 
   private:
@@ -52,8 +46,6 @@ class OracleTransport : public RdmaTransport
     void StartNext();
     void Finish();
 
-    ObjectFactory m_connectionFactory;
-    std::vector<Ptr<OracleConnection>> m_connections;
     std::deque<Queued> m_queue;
     bool m_busy = false;
 };

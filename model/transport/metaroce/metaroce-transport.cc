@@ -62,18 +62,14 @@ MetaRoceTransport::GetTypeId()
 }
 
 MetaRoceTransport::MetaRoceTransport()
+    : RdmaTransport(MetaRoceConnection::GetTypeId())
 {
-    m_connectionFactory.SetTypeId(MetaRoceConnection::GetTypeId());
 }
 
 void
 MetaRoceTransport::DoDispose()
 {
-    for (auto& c : m_connections)
-    {
-        c->Dispose();
-    }
-    m_connections.clear();
+    DisposeConnections();
     if (m_scheduler)
     {
         m_scheduler->Dispose();
@@ -101,27 +97,11 @@ MetaRoceTransport::SetNic(Ptr<RdmaNic> nic)
     nic->AddLinkListener(MakeCallback(&MetaRoceTransport::LinkChanged, this));
 }
 
-Ptr<RdmaConnection>
-MetaRoceTransport::GetConnection(uint32_t index) const
-{
-    return m_connections[index];
-}
-
 void
-MetaRoceTransport::SetConnectionAttribute(const std::string& name, const AttributeValue& value)
+MetaRoceTransport::SetupEndpoint(Ptr<RdmaConnection> endpoint, uint32_t index, uint32_t remoteHost)
 {
-    m_connectionFactory.Set(name, value);
-}
-
-Ptr<RdmaConnection>
-MetaRoceTransport::CreateEndpoint(uint32_t remoteHost)
-{
-    NS_ABORT_MSG_IF(!m_nic, "MetaRoceTransport: SetNic before creating connections");
-    Ptr<MetaRoceConnection> c = m_connectionFactory.Create<MetaRoceConnection>();
-    const uint32_t id = m_connections.size();
-    m_connections.push_back(c);
-    c->Setup(this, id, remoteHost);
-    return c;
+    // The index is the connection id the peer's packets carry.
+    PeekConnection<MetaRoceConnection>(index)->Setup(this, index, remoteHost);
 }
 
 void
@@ -190,7 +170,7 @@ MetaRoceTransport::Receive(FrameRef& frame, const FrameInfo& info, uint32_t plan
     if (transportBytes[0] == MetaRoceAckHeader::kOpcode)
     {
         MetaRoceAckHeader& h = m_rxAck;
-        if (h.Parse(transportBytes, transportSize) == 0 || h.connection >= m_connections.size())
+        if (h.Parse(transportBytes, transportSize) == 0 || h.connection >= GetNConnections())
         {
             ++m_malformed;
             return;
@@ -213,7 +193,7 @@ MetaRoceTransport::Receive(FrameRef& frame, const FrameInfo& info, uint32_t plan
         return;
     }
     MetaRoceDataHeader& h = m_rxData;
-    if (h.Parse(transportBytes, transportSize) == 0 || h.connection >= m_connections.size())
+    if (h.Parse(transportBytes, transportSize) == 0 || h.connection >= GetNConnections())
     {
         ++m_malformed;
         return;
@@ -257,21 +237,21 @@ MetaRoceTransport::DeliverData(const MetaRoceDataHeader& h,
 {
     const uint64_t hint =
         m_fairShare[plane].OnPacket(h.connection, Simulator::Now().GetPicoSeconds());
-    m_connections[h.connection]->ReceiveData(h, payload, ce, plane, hint);
+    PeekConnection<MetaRoceConnection>(h.connection)->ReceiveData(h, payload, ce, plane, hint);
 }
 
 void
 MetaRoceTransport::DeliverAck(const MetaRoceAckHeader& h, uint32_t plane)
 {
-    m_connections[h.connection]->ReceiveAck(h, plane);
+    PeekConnection<MetaRoceConnection>(h.connection)->ReceiveAck(h, plane);
 }
 
 void
 MetaRoceTransport::LinkChanged(uint32_t plane, bool up)
 {
-    for (auto& c : m_connections)
+    for (uint32_t i = 0; i < GetNConnections(); ++i)
     {
-        c->PlaneLinkChanged(plane, up);
+        PeekConnection<MetaRoceConnection>(i)->PlaneLinkChanged(plane, up);
     }
 }
 

@@ -51,15 +51,10 @@ class MetaRoceTransport : public RdmaTransport
     typedef Callback<MetaRoceFault, const MetaRoceAckHeader&, uint32_t> AckFaultInjector;
 
     void SetNic(Ptr<RdmaNic> nic) override;
-    uint32_t GetNConnections() const override { return m_connections.size(); }
-    Ptr<RdmaConnection> GetConnection(uint32_t index) const override;
     Ptr<MetaRoceConnection> GetMetaRoceConnection(uint32_t index) const
     {
-        return m_connections[index];
+        return PeekConnection<MetaRoceConnection>(index);
     }
-
-    /** Sets an attribute of every connection endpoint created afterwards. */
-    void SetConnectionAttribute(const std::string& name, const AttributeValue& value) override;
 
     void SetDataFaultInjector(DataFaultInjector injector) { m_dataFault = injector; }
     void SetAckFaultInjector(AckFaultInjector injector) { m_ackFault = injector; }
@@ -89,7 +84,7 @@ class MetaRoceTransport : public RdmaTransport
 
   protected:
     void DoDispose() override;
-    Ptr<RdmaConnection> CreateEndpoint(uint32_t remoteHost) override;
+    void SetupEndpoint(Ptr<RdmaConnection> endpoint, uint32_t index, uint32_t remoteHost) override;
     void Bind(Ptr<RdmaConnection> local, Ptr<RdmaConnection> remote) override;
 
   private:
@@ -105,9 +100,7 @@ class MetaRoceTransport : public RdmaTransport
     Time m_activeWindow;
     uint16_t m_sourcePortBase;
 
-    ObjectFactory m_connectionFactory;
     Ptr<NicScheduler> m_scheduler;
-    std::vector<Ptr<MetaRoceConnection>> m_connections;
     std::vector<MetaRoceFairShare> m_fairShare; //!< by plane
     uint32_t m_portCounter = 0;
     uint64_t m_malformed = 0;

@@ -39,18 +39,14 @@ RoceV2Transport::GetTypeId()
 }
 
 RoceV2Transport::RoceV2Transport()
+    : RdmaTransport(RoceV2Connection::GetTypeId())
 {
-    m_connectionFactory.SetTypeId(RoceV2Connection::GetTypeId());
 }
 
 void
 RoceV2Transport::DoDispose()
 {
-    for (auto& c : m_connections)
-    {
-        c->Dispose();
-    }
-    m_connections.clear();
+    DisposeConnections();
     m_qps.clear();
     if (m_scheduler)
     {
@@ -70,26 +66,10 @@ RoceV2Transport::SetNic(Ptr<RdmaNic> nic)
     nic->RegisterUdpHandler(kRoceV2UdpPort, MakeCallback(&RoceV2Transport::Receive, this));
 }
 
-Ptr<RdmaConnection>
-RoceV2Transport::GetConnection(uint32_t index) const
-{
-    return m_connections[index];
-}
-
 void
-RoceV2Transport::SetConnectionAttribute(const std::string& name, const AttributeValue& value)
+RoceV2Transport::SetupEndpoint(Ptr<RdmaConnection> endpoint, uint32_t index, uint32_t remoteHost)
 {
-    m_connectionFactory.Set(name, value);
-}
-
-Ptr<RdmaConnection>
-RoceV2Transport::CreateEndpoint(uint32_t remoteHost)
-{
-    NS_ABORT_MSG_IF(!m_nic, "RoceV2Transport: SetNic before creating connections");
-    Ptr<RoceV2Connection> c = m_connectionFactory.Create<RoceV2Connection>();
-    m_connections.push_back(c);
-    c->Setup(this, remoteHost);
-    return c;
+    PeekConnection<RoceV2Connection>(index)->Setup(this, remoteHost);
 }
 
 void

@@ -33,9 +33,6 @@ class RoceV2Transport : public RdmaTransport
     typedef Callback<bool, const RoceBthHeader&, uint32_t> DropFilter;
 
     void SetNic(Ptr<RdmaNic> nic) override;
-    uint32_t GetNConnections() const override { return m_connections.size(); }
-    Ptr<RdmaConnection> GetConnection(uint32_t index) const override;
-    void SetConnectionAttribute(const std::string& name, const AttributeValue& value) override;
     void SetDropFilter(DropFilter filter) { m_dropFilter = filter; }
 
     // For queue pairs
@@ -53,7 +50,7 @@ class RoceV2Transport : public RdmaTransport
 
   protected:
     void DoDispose() override;
-    Ptr<RdmaConnection> CreateEndpoint(uint32_t remoteHost) override;
+    void SetupEndpoint(Ptr<RdmaConnection> endpoint, uint32_t index, uint32_t remoteHost) override;
     void Bind(Ptr<RdmaConnection> local, Ptr<RdmaConnection> remote) override;
 
   private:
@@ -62,9 +59,7 @@ class RoceV2Transport : public RdmaTransport
     uint8_t m_dataDscp;
     uint8_t m_controlDscp;
     Time m_cnpInterval;
-    ObjectFactory m_connectionFactory;
     Ptr<NicScheduler> m_scheduler;
-    std::vector<Ptr<RoceV2Connection>> m_connections;
     std::vector<RoceV2QueuePair*> m_qps; //!< by QPN - kFirstQpn (owned by connections)
     DropFilter m_dropFilter;
     uint64_t m_malformed = 0;
