@@ -168,7 +168,7 @@ TEST_CASE("AIMD: +1 packet per window of clean ACKs, x(1-beta) on ECN once per R
     RdmaConnectionCc conn;
     RdmaFlowCc path;
     cc->Init(conn, 4);
-    cc->InitFlow(path);
+    cc->InitFlow(path, Time(0));
     CHECK(path.cwnd == 8);
     CHECK(conn.cwnd == 32);
     RdmaAckEvent ev;
@@ -178,29 +178,29 @@ TEST_CASE("AIMD: +1 packet per window of clean ACKs, x(1-beta) on ECN once per R
     ev.connectionLimited = true;
     for (int i = 0; i < 8; ++i)
     {
-        cc->PacketsAcked(conn, path, ev);
+        cc->PacketsAcked(conn, path, ev, Time(0));
     }
     // 8 ACKs of one packet at cwnd ~8: about +1 (sum of 1/w for w in 8..9).
     CHECK(path.cwnd == Approx(9.0).margin(0.05));
     // Not window-limited: no growth (RFC 7661).
     ev.pathLimited = false;
     const double before = path.cwnd;
-    cc->PacketsAcked(conn, path, ev);
+    cc->PacketsAcked(conn, path, ev, Time(0));
     CHECK(path.cwnd == before);
     // ECN echo: halved once...
     const double connBefore = conn.cwnd;
     ev.ecnEcho = true;
-    cc->PacketsAcked(conn, path, ev);
+    cc->PacketsAcked(conn, path, ev, Time(0));
     CHECK(path.cwnd == Approx(before / 2));
     // ...and the connection loses beta / paths of its window: x (1 - 0.5 / 4).
     CHECK(conn.cwnd == Approx(connBefore * 0.875));
     const double afterCut = path.cwnd;
-    cc->PacketsAcked(conn, path, ev); // same RTT: no second cut
+    cc->PacketsAcked(conn, path, ev, Time(0)); // same RTT: no second cut
     CHECK(path.cwnd == afterCut);
     // Loss without ECN does not shrink the window (LossDecrease = 0).
-    cc->PacketsLost(conn, path, 3);
+    cc->PacketsLost(conn, path, 3, Time(0));
     CHECK(path.cwnd == afterCut);
-    cc->Timeout(conn, path);
+    cc->Timeout(conn, path, Time(0));
     CHECK(path.cwnd == 1);
 }
 

@@ -271,9 +271,9 @@ TEST_CASE("dcqcn: a CNP cuts the rate by alpha/2, fast recovery halves the gap p
     RdmaFlowCc flow;
     flow.lineBps = 100000000000ull;
     cc->Init(conn, 1);
-    cc->InitFlow(flow);
+    cc->InitFlow(flow, Simulator::Now());
     CHECK(flow.rateBps == flow.lineBps); // starts at line rate
-    cc->CongestionNotified(conn, flow);
+    cc->CongestionNotified(conn, flow, Simulator::Now());
     // alpha = 1 at start: Rc = 100 G x (1 - 1/2) = 50 G, Rt = 100 G.
     CHECK(flow.rateBps == 50000000000ull);
     CHECK(Dcqcn::GetState(flow)->targetBps == 100000000000ull);
@@ -285,7 +285,7 @@ TEST_CASE("dcqcn: a CNP cuts the rate by alpha/2, fast recovery halves the gap p
         for (int i = 1; i <= 5; ++i)
         {
             Simulator::Schedule(MicroSeconds(55) * i, [&, i]() {
-                cc->Timer(conn, flow);
+                cc->Timer(conn, flow, Simulator::Now());
                 const double gap = 50e9 / std::pow(2.0, i);
                 CHECK(double(flow.rateBps) == Approx(100e9 - gap).epsilon(1e-6));
             });

@@ -1,9 +1,9 @@
 #include "metaroce-aimd.h"
 
+#include "sack-bitmap.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
-#include "ns3/simulator.h"
 
 #include <algorithm>
 
@@ -27,17 +27,17 @@ MetaRoceAimd::GetTypeId()
                           "bandwidth-delay product of a 100 Gb/s plane with a 10 us RTT)",
                           DoubleValue(8),
                           MakeDoubleAccessor(&MetaRoceAimd::m_initialPathWindow),
-                          MakeDoubleChecker<double>(1, kMaxPathWindow))
+                          MakeDoubleChecker<double>(1, SackBitmap::kBits))
             .AddAttribute("MinPathWindow",
                           "Smallest path window, packets",
                           DoubleValue(1),
                           MakeDoubleAccessor(&MetaRoceAimd::m_minPathWindow),
-                          MakeDoubleChecker<double>(1, kMaxPathWindow))
+                          MakeDoubleChecker<double>(1, SackBitmap::kBits))
             .AddAttribute("MaxPathWindow",
                           "Largest path window, packets (at most the 256-bit SACK bitmap)",
-                          DoubleValue(kMaxPathWindow),
+                          DoubleValue(SackBitmap::kBits),
                           MakeDoubleAccessor(&MetaRoceAimd::m_maxPathWindow),
-                          MakeDoubleChecker<double>(1, kMaxPathWindow))
+                          MakeDoubleChecker<double>(1, SackBitmap::kBits))
             .AddAttribute("MaxConnectionWindow",
                           "Largest connection window, packets (0: the sum of MaxPathWindow)",
                           DoubleValue(0),
@@ -76,23 +76,25 @@ MetaRoceAimd::Init(RdmaConnectionCc& conn, uint32_t nPaths)
 }
 
 void
-MetaRoceAimd::InitFlow(RdmaFlowCc& path)
+MetaRoceAimd::InitFlow(RdmaFlowCc& path, Time now)
 {
     path.cwnd = std::min(m_initialPathWindow, m_maxPathWindow);
 }
 
 void
-MetaRoceAimd::PacketsAcked(RdmaConnectionCc& conn, RdmaFlowCc& path,
-                           const RdmaAckEvent& ack)
+MetaRoceAimd::PacketsAcked(RdmaConnectionCc& conn,
+                           RdmaFlowCc& path,
+                           const RdmaAckEvent& ack,
+                           Time now)
 {
     const double maxConn =
         m_maxConnectionWindow > 0 ? m_maxConnectionWindow : m_maxPathWindow * conn.nPaths;
-    const int64_t now = Simulator::Now().GetPicoSeconds();
+    const int64_t nowPs = now.GetPicoSeconds();
     if (ack.ecnEcho)
     {
-        if (now - path.lastDecreasePs >= ack.srtt.GetPicoSeconds())
+        if (nowPs - path.lastDecreasePs >= ack.srtt.GetPicoSeconds())
         {
-            path.lastDecreasePs = now;
+            path.lastDecreasePs = nowPs;
             const double cut = path.cwnd * m_decreaseFactor;
             path.cwnd = std::max(m_minPathWindow, path.cwnd - cut);
             conn.cwnd = std::max(double(conn.nPaths) * m_minPathWindow,
@@ -113,7 +115,7 @@ MetaRoceAimd::PacketsAcked(RdmaConnectionCc& conn, RdmaFlowCc& path,
 }
 
 void
-MetaRoceAimd::PacketsLost(RdmaConnectionCc& conn, RdmaFlowCc& path, uint32_t packets)
+MetaRoceAimd::PacketsLost(RdmaConnectionCc& conn, RdmaFlowCc& path, uint32_t packets, Time now)
 {
     for (uint32_t i = 0; i < packets && m_lossDecrease > 0; ++i)
     {
@@ -122,19 +124,19 @@ MetaRoceAimd::PacketsLost(RdmaConnectionCc& conn, RdmaFlowCc& path, uint32_t pac
 }
 
 void
-MetaRoceAimd::Timeout(RdmaConnectionCc& conn, RdmaFlowCc& path)
+MetaRoceAimd::Timeout(RdmaConnectionCc& conn, RdmaFlowCc& path, Time now)
 {
     path.cwnd = m_minPathWindow;
 }
 
 uint64_t
-MetaRoceAimd::PacingRate(const RdmaFlowCc* flow, uint64_t hintBps, uint64_t lineBps) const
+MetaRoceAimd::PacingRate(const RdmaFlowCc& flow) const
 {
-    if (!m_useRateHints || hintBps == 0)
+    if (!m_useRateHints || flow.advisedBps == 0)
     {
-        return lineBps;
+        return flow.lineBps;
     }
-    return std::min(hintBps, lineBps);
+    return std::min(flow.advisedBps, flow.lineBps);
 }
 
 TypeId
@@ -148,7 +150,7 @@ MetaRoceStaticWindow::GetTypeId()
                                           "Packets each path may have in flight, always",
                                           DoubleValue(8),
                                           MakeDoubleAccessor(&MetaRoceStaticWindow::m_pathWindow),
-                                          MakeDoubleChecker<double>(1, kMaxPathWindow));
+                                          MakeDoubleChecker<double>(1, SackBitmap::kBits));
     return tid;
 }
 
@@ -160,7 +162,7 @@ MetaRoceStaticWindow::Init(RdmaConnectionCc& conn, uint32_t nPaths)
 }
 
 void
-MetaRoceStaticWindow::InitFlow(RdmaFlowCc& path)
+MetaRoceStaticWindow::InitFlow(RdmaFlowCc& path, Time now)
 {
     path.cwnd = m_pathWindow;
 }

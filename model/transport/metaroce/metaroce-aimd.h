@@ -1,7 +1,7 @@
 /*
- * MetaRoceAimd: the default MetaRoCE congestion control (METAROCE.md
- * decision 4 and the engineering blog's "windows per path and per
- * connection").
+ * MetaRoceAimd: the default MetaRoCE congestion control (design decision 4,
+ * docs/metaroce-design.md, and the engineering blog's "windows per path and
+ * per connection").
  *
  * - Path window: +AdditiveIncrease packets per RTT while ACKs come back
  *   clean and the window limits sending (not when pacing does); an ACK echoing CE cuts it by DecreaseFactor, at most once per the
@@ -37,13 +37,14 @@ class MetaRoceAimd : public RdmaCongestionOps
 
     std::string GetName() const override { return "MetaRoceAimd"; }
     void Init(RdmaConnectionCc& conn, uint32_t nPaths) override;
-    void InitFlow(RdmaFlowCc& path) override;
-    void PacketsAcked(RdmaConnectionCc& conn, RdmaFlowCc& path,
-                      const RdmaAckEvent& ack) override;
-    void PacketsLost(RdmaConnectionCc& conn, RdmaFlowCc& path, uint32_t packets) override;
-    void Timeout(RdmaConnectionCc& conn, RdmaFlowCc& path) override;
-    uint64_t PacingRate(const RdmaFlowCc* flow, uint64_t hintBps,
-                        uint64_t lineBps) const override;
+    void InitFlow(RdmaFlowCc& path, Time now) override;
+    void PacketsAcked(RdmaConnectionCc& conn,
+                      RdmaFlowCc& path,
+                      const RdmaAckEvent& ack,
+                      Time now) override;
+    void PacketsLost(RdmaConnectionCc& conn, RdmaFlowCc& path, uint32_t packets, Time now) override;
+    void Timeout(RdmaConnectionCc& conn, RdmaFlowCc& path, Time now) override;
+    uint64_t PacingRate(const RdmaFlowCc& flow) const override;
 
   private:
     double m_initialPathWindow;
@@ -68,14 +69,15 @@ class MetaRoceStaticWindow : public RdmaCongestionOps
 
     std::string GetName() const override { return "MetaRoceStaticWindow"; }
     void Init(RdmaConnectionCc& conn, uint32_t nPaths) override;
-    void InitFlow(RdmaFlowCc& path) override;
-    void PacketsAcked(RdmaConnectionCc&, RdmaFlowCc&, const RdmaAckEvent&) override {}
-    void PacketsLost(RdmaConnectionCc&, RdmaFlowCc&, uint32_t) override {}
-    void Timeout(RdmaConnectionCc&, RdmaFlowCc&) override {}
-    uint64_t PacingRate(const RdmaFlowCc*, uint64_t, uint64_t lineBps) const override
-    {
-        return lineBps;
-    }
+    void InitFlow(RdmaFlowCc& path, Time now) override;
+
+    void PacketsAcked(RdmaConnectionCc&, RdmaFlowCc&, const RdmaAckEvent&, Time) override {}
+
+    void PacketsLost(RdmaConnectionCc&, RdmaFlowCc&, uint32_t, Time) override {}
+
+    void Timeout(RdmaConnectionCc&, RdmaFlowCc&, Time) override {}
+
+    uint64_t PacingRate(const RdmaFlowCc& flow) const override { return flow.lineBps; }
 
   private:
     double m_pathWindow;

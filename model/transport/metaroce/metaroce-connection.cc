@@ -177,7 +177,7 @@ MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_
     {
         MetaRocePath& p = m_paths[i];
         p.srcPort = transport->AllocateSourcePort();
-        p.WithFlowCc(LineBps(GetPathPlane(i)), [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc); });
+        p.WithFlowCc(LineBps(GetPathPlane(i)), [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc, Simulator::Now()); });
     }
     m_ccOps->Init(m_cc, nPaths);
     m_receiver.Configure(
@@ -507,8 +507,11 @@ MetaRoceConnection::ApplyRateHint(const MetaRoceAckHeader& h, uint32_t plane)
     }
     MetaRocePlane& ps = m_planes[plane];
     const uint64_t line = LineBps(plane);
-    const uint64_t hintBps = uint64_t(h.rateHintMbps) * 1000000;
-    const uint64_t rate = m_ccOps->PacingRate(nullptr, hintBps, line);
+    // Pacing is per plane: the plane's line rate and the hint its ACK carried.
+    RdmaFlowCc planeCc;
+    planeCc.lineBps = line;
+    planeCc.advisedBps = uint64_t(h.rateHintMbps) * 1000000;
+    const uint64_t rate = m_ccOps->PacingRate(planeCc);
     if (rate != ps.rateBps)
     {
         ps.rateBps = rate;
@@ -535,7 +538,7 @@ MetaRoceConnection::UpdatePath(const MetaRoceAckHeader& h, uint32_t pi, int64_t 
     {
         // The probe came back: the path carries full load again.
         p.probing = false;
-        p.WithFlowCc(LineBps(GetPathPlane(pi)), [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc); });
+        p.WithFlowCc(LineBps(GetPathPlane(pi)), [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc, Simulator::Now()); });
         m_pathWindowTrace(pi, p.cwnd);
     }
 }
@@ -593,7 +596,7 @@ MetaRoceConnection::CongestionOnAck(uint32_t pi,
     ev.pathLimited = pathLimited;
     ev.connectionLimited = connLimited;
     p.WithFlowCc(LineBps(GetPathPlane(pi)),
-                 [&](RdmaFlowCc& cc) { m_ccOps->PacketsAcked(m_cc, cc, ev); });
+                 [&](RdmaFlowCc& cc) { m_ccOps->PacketsAcked(m_cc, cc, ev, Simulator::Now()); });
     if (p.cwnd != before)
     {
         m_pathWindowTrace(pi, p.cwnd);
@@ -611,7 +614,7 @@ MetaRoceConnection::CongestionOnLoss(uint32_t pi, uint32_t lost)
     p.GetHistory().lost += lost;
     const double before = p.cwnd;
     p.WithFlowCc(LineBps(GetPathPlane(pi)),
-                 [&](RdmaFlowCc& cc) { m_ccOps->PacketsLost(m_cc, cc, lost); });
+                 [&](RdmaFlowCc& cc) { m_ccOps->PacketsLost(m_cc, cc, lost, Simulator::Now()); });
     if (p.cwnd != before)
     {
         m_pathWindowTrace(pi, p.cwnd);
@@ -622,17 +625,19 @@ void
 MetaRoceConnection::TimeoutWindow(uint32_t pi)
 {
     MetaRocePath& p = m_paths[pi];
-    p.WithFlowCc(LineBps(GetPathPlane(pi)), [this](RdmaFlowCc& cc) { m_ccOps->Timeout(m_cc, cc); });
+    p.WithFlowCc(LineBps(GetPathPlane(pi)), [this](RdmaFlowCc& cc) { m_ccOps->Timeout(m_cc, cc, Simulator::Now()); });
     m_pathWindowTrace(pi, p.cwnd);
 }
 
 void
 MetaRoceConnection::PathFailed(uint32_t pi, uint16_t oldPort)
 {
-    const MetaRocePath& p = m_paths[pi];
+    MetaRocePath& p = m_paths[pi];
     const uint32_t plane = GetPathPlane(pi);
     NS_LOG_INFO("connection " << m_id << " path " << pi << " (plane " << plane
                               << ") failed: port " << oldPort << " -> " << p.srcPort);
+    p.WithFlowCc(LineBps(plane),
+                 [this](RdmaFlowCc& cc) { m_ccOps->FlowFailed(m_cc, cc, Simulator::Now()); });
     m_pathFailedTrace(pi, plane, oldPort, p.srcPort);
     m_pathWindowTrace(pi, p.cwnd);
     Kick();

@@ -75,21 +75,20 @@ Dcqcn::Init(RdmaConnectionCc& conn, uint32_t nFlows)
 }
 
 void
-Dcqcn::InitFlow(RdmaFlowCc& flow)
+Dcqcn::InitFlow(RdmaFlowCc& flow, Time now)
 {
     auto s = std::make_unique<State>();
     s->alpha = m_initialAlpha;
     s->targetBps = flow.lineBps;
-    const int64_t now = Simulator::Now().GetPicoSeconds();
-    s->nextAlphaPs = now + m_alphaTimer.GetPicoSeconds();
-    s->nextIncreasePs = now + m_increaseTimer.GetPicoSeconds();
+    s->nextAlphaPs = now.GetPicoSeconds() + m_alphaTimer.GetPicoSeconds();
+    s->nextIncreasePs = now.GetPicoSeconds() + m_increaseTimer.GetPicoSeconds();
     flow.extra = std::move(s);
     flow.rateBps = flow.lineBps;
     flow.cwnd = 1e12; // rate-based: no window
 }
 
 void
-Dcqcn::CongestionNotified(RdmaConnectionCc& conn, RdmaFlowCc& flow)
+Dcqcn::CongestionNotified(RdmaConnectionCc& conn, RdmaFlowCc& flow, Time now)
 {
     State& s = *static_cast<State*>(flow.extra.get());
     s.targetBps = flow.rateBps;
@@ -100,13 +99,12 @@ Dcqcn::CongestionNotified(RdmaConnectionCc& conn, RdmaFlowCc& flow)
     s.timerStage = 0;
     s.byteStage = 0;
     s.bytes = 0;
-    const int64_t now = Simulator::Now().GetPicoSeconds();
-    s.nextIncreasePs = now + m_increaseTimer.GetPicoSeconds();
+    s.nextIncreasePs = now.GetPicoSeconds() + m_increaseTimer.GetPicoSeconds();
     ++s.cuts;
 }
 
 void
-Dcqcn::PacketSent(RdmaConnectionCc& conn, RdmaFlowCc& flow, uint32_t bytes)
+Dcqcn::PacketSent(RdmaConnectionCc& conn, RdmaFlowCc& flow, uint32_t bytes, Time now)
 {
     State& s = *static_cast<State*>(flow.extra.get());
     s.bytes += bytes;
@@ -125,10 +123,10 @@ Dcqcn::GetTimerInterval() const
 }
 
 void
-Dcqcn::Timer(RdmaConnectionCc& conn, RdmaFlowCc& flow)
+Dcqcn::Timer(RdmaConnectionCc& conn, RdmaFlowCc& flow, Time time)
 {
     State& s = *static_cast<State*>(flow.extra.get());
-    const int64_t now = Simulator::Now().GetPicoSeconds();
+    const int64_t now = time.GetPicoSeconds();
     if (now >= s.nextAlphaPs)
     {
         if (!s.cnpSinceAlpha)
@@ -168,9 +166,9 @@ Dcqcn::IncreaseEvent(RdmaFlowCc& flow, State& s)
 }
 
 uint64_t
-Dcqcn::PacingRate(const RdmaFlowCc* flow, uint64_t hintBps, uint64_t lineBps) const
+Dcqcn::PacingRate(const RdmaFlowCc& flow) const
 {
-    return flow && flow->rateBps > 0 ? std::min(flow->rateBps, lineBps) : lineBps;
+    return flow.rateBps > 0 ? std::min(flow.rateBps, flow.lineBps) : flow.lineBps;
 }
 
 } // namespace ns3

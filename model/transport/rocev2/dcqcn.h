@@ -58,15 +58,19 @@ class Dcqcn : public RdmaCongestionOps
 
     std::string GetName() const override { return "Dcqcn"; }
     void Init(RdmaConnectionCc& conn, uint32_t nFlows) override;
-    void InitFlow(RdmaFlowCc& flow) override;
-    void PacketsAcked(RdmaConnectionCc& conn, RdmaFlowCc& flow, const RdmaAckEvent& ack) override {}
-    void PacketsLost(RdmaConnectionCc& conn, RdmaFlowCc& flow, uint32_t packets) override {}
-    void Timeout(RdmaConnectionCc& conn, RdmaFlowCc& flow) override {}
-    void CongestionNotified(RdmaConnectionCc& conn, RdmaFlowCc& flow) override;
-    void PacketSent(RdmaConnectionCc& conn, RdmaFlowCc& flow, uint32_t bytes) override;
+    void InitFlow(RdmaFlowCc& flow, Time now) override;
+
+    void PacketsAcked(RdmaConnectionCc&, RdmaFlowCc&, const RdmaAckEvent&, Time) override {}
+
+    void PacketsLost(RdmaConnectionCc&, RdmaFlowCc&, uint32_t, Time) override {}
+
+    void Timeout(RdmaConnectionCc&, RdmaFlowCc&, Time) override {}
+
+    void CongestionNotified(RdmaConnectionCc& conn, RdmaFlowCc& flow, Time now) override;
+    void PacketSent(RdmaConnectionCc& conn, RdmaFlowCc& flow, uint32_t bytes, Time now) override;
     Time GetTimerInterval() const override;
-    void Timer(RdmaConnectionCc& conn, RdmaFlowCc& flow) override;
-    uint64_t PacingRate(const RdmaFlowCc* flow, uint64_t hintBps, uint64_t lineBps) const override;
+    void Timer(RdmaConnectionCc& conn, RdmaFlowCc& flow, Time now) override;
+    uint64_t PacingRate(const RdmaFlowCc& flow) const override;
 
   private:
     void IncreaseEvent(RdmaFlowCc& flow, State& s);

@@ -29,7 +29,7 @@ RoceV2Requester::RoceV2Requester(RoceV2QueuePair& qp,
     m_schedulerIndex = qp.GetTransport()->GetScheduler()->AddClient(this);
     m_lineBps = qp.GetTransport()->GetNic()->GetPort(qp.GetPlane())->GetDataRate().GetBitRate();
     m_cc.lineBps = m_lineBps;
-    m_ccOps->InitFlow(m_cc);
+    m_ccOps->InitFlow(m_cc, Simulator::Now());
 }
 
 void
@@ -119,8 +119,8 @@ RoceV2Requester::PullPacket(uint32_t plane, int64_t now, FrameAddress& addr, int
     m_highestSent = std::max(m_highestSent, m_nxt);
     m_maxInFlight = std::max(m_maxInFlight, m_nxt - m_una);
     const uint32_t wire = WireBytes(p->GetSize() + kFrameHeaderBytes);
-    m_ccOps->PacketSent(*m_connCc, m_cc, wire);
-    const uint64_t rate = m_ccOps->PacingRate(&m_cc, 0, m_lineBps);
+    m_ccOps->PacketSent(*m_connCc, m_cc, wire, Simulator::Now());
+    const uint64_t rate = m_ccOps->PacingRate(m_cc);
     m_nextSendPs = rate < m_lineBps ? std::max(now, m_nextSendPs) +
                                           int64_t(double(wire) * 8e12 / double(rate))
                                     : 0;
@@ -273,7 +273,7 @@ RoceV2Requester::GoBack(uint32_t psn)
 void
 RoceV2Requester::NotifyLost(uint32_t packets)
 {
-    m_ccOps->PacketsLost(*m_connCc, m_cc, packets);
+    m_ccOps->PacketsLost(*m_connCc, m_cc, packets, Simulator::Now());
 }
 
 void
@@ -304,7 +304,7 @@ RoceV2Requester::RtoExpired()
         return;
     }
     ++m_stats.timeouts;
-    m_ccOps->Timeout(*m_connCc, m_cc);
+    m_ccOps->Timeout(*m_connCc, m_cc, Simulator::Now());
     if (++m_retries > m_qp.GetConfig().retryLimit)
     {
         FailOutstanding();
@@ -328,6 +328,7 @@ RoceV2Requester::FailOutstanding()
     }
     m_una = m_nxt = m_end;
     m_qp.GetRecovery().Abort();
+    m_ccOps->FlowFailed(*m_connCc, m_cc, Simulator::Now());
     m_rtoDeadlinePs = 0;
 }
 
@@ -335,7 +336,7 @@ void
 RoceV2Requester::ReceiveCnp()
 {
     ++m_stats.cnpsReceived;
-    m_ccOps->CongestionNotified(*m_connCc, m_cc);
+    m_ccOps->CongestionNotified(*m_connCc, m_cc, Simulator::Now());
     ArmCcTimer();
 }
 
@@ -353,7 +354,7 @@ RoceV2Requester::ArmCcTimer()
 void
 RoceV2Requester::CcTimer()
 {
-    m_ccOps->Timer(*m_connCc, m_cc);
+    m_ccOps->Timer(*m_connCc, m_cc, Simulator::Now());
     // Keep ticking while there is work or the rate is still recovering.
     if (m_nxt < m_end || m_una < m_nxt || m_cc.rateBps < m_lineBps)
     {
