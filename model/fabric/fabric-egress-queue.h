@@ -31,7 +31,7 @@
 namespace ns3
 {
 
-/** Where a queued frame is charged (FabricBufferAdmission; released when it starts or is flushed). */
+/** Where a queued frame is charged (FabricBufferAdmission); released as it leaves. */
 enum class BufferCharge : uint8_t
 {
     None,     //!< nowhere (NIC port)
@@ -58,7 +58,10 @@ class FabricEgressQueue
     static constexpr uint32_t kDataClass = 1;
 
     /** Traffic class of a frame with this DSCP. */
-    uint32_t ClassOf(uint8_t dscp) const { return dscp == m_controlDscp ? kControlClass : kDataClass; }
+    uint32_t ClassOf(uint8_t dscp) const
+    {
+        return dscp == m_controlDscp ? kControlClass : kDataClass;
+    }
     /** 802.1p priority of a traffic class. */
     uint8_t PriorityOf(uint32_t cls) const
     {

@@ -1,14 +1,18 @@
 /*
- * FabricPort: one end of a full-duplex fabric link (switch port or NIC port).
- *
- * Egress: frames are classified by DSCP into a control class and a data
- * class, each a FIFO; the scheduler serves control strictly first (or, if
- * StrictPriority is false, the two classes in packet round robin). Admission
- * is tail drop against the port's byte limit and, on a switch, the switch's
- * shared buffer. ECN-capable frames are marked CE on enqueue with the RED
- * probability of the port's queued bytes (Kmin, Kmax, Pmax), as DCQCN's
- * congestion point does. Serialisation takes WireBytes(size)*8/DataRate,
- * then the channel adds propagation delay.
+ * FabricPort: one end of a full-duplex fabric link (switch port or NIC port),
+ * the NetDevice and its transmitter's timeline. It holds, by value so that a
+ * hop touches few cache lines, the parts that decide what it sends:
+ *  - FabricEgressQueue: DSCP classes (control, data), their FIFOs and the
+ *    scheduler between them (strict priority or packet round robin);
+ *  - FabricBufferAdmission: tail drop against MaxQueueBytes and the switch's
+ *    shared buffer, or the switch's PFC accounting for lossless frames;
+ *  - RedEcnMarker: ECN-capable frames are marked CE on enqueue with the RED
+ *    probability of the port's queued bytes (Kmin, Kmax, Pmax), as DCQCN's
+ *    congestion point does;
+ *  - PfcPauseState: the pauses this transmitter obeys.
+ * Their settings are attributes of ns3::FabricPort, which forwards them.
+ * Serialisation takes WireBytes(size)*8/DataRate, then the channel adds
+ * propagation delay.
  *
  * Events: one per frame per hop, its arrival at the peer. Departures need no
  * event of their own: a port decides which frame starts next lazily, the next
@@ -53,6 +57,7 @@
 #include "red-ecn-marker.h"
 #include "shared-buffer.h"
 
+#include "ns3/assert.h"
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
 #include "ns3/event-id.h"
@@ -136,6 +141,7 @@ class FabricPort : public NetDevice
                  uint32_t ingress = kNoIngress,
                  int64_t nowPs = CurrentPs())
     {
+        NS_ASSERT_MSG(info.bytes == frame->GetSize(), "FabricPort::Enqueue: wrong info.bytes");
         return Enqueue(FrameRef(frame), info, ingress, nowPs);
     }
 
@@ -224,7 +230,10 @@ class FabricPort : public NetDevice
     Ptr<FabricPort> GetPeer() const;
 
     /** RED marking probability for a queue of \p queueBytes (0 below Kmin, 1 at Kmax). */
-    double EcnMarkProbability(uint32_t queueBytes) const { return m_ecn.MarkProbability(queueBytes); }
+    double EcnMarkProbability(uint32_t queueBytes) const
+    {
+        return m_ecn.MarkProbability(queueBytes);
+    }
 
     /** Fixes the random stream of the ECN marker; returns streams used. */
     int64_t AssignStreams(int64_t stream) { return m_ecn.AssignStreams(stream); }

@@ -97,7 +97,8 @@ PfcPauseState::ArmWake()
     m_wake.Cancel();
     m_wakePs = earliest;
     const int64_t wakeNs = (earliest + 999) / 1000;
-    m_wake = Simulator::Schedule(NanoSeconds(wakeNs) - Simulator::Now(), &PfcPauseState::Wake, this);
+    m_wake =
+        Simulator::Schedule(NanoSeconds(wakeNs) - Simulator::Now(), &PfcPauseState::Wake, this);
 }
 
 void
