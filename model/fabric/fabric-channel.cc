@@ -166,7 +166,7 @@ FabricChannel::Deliver(uint32_t to,
     // the sender's lazy departures (fabric-port.h).
     --m_inFlight;
     const int64_t nowPs = nowNs * 1000;
-    m_ports[1 - to]->SyncAt(nowPs);
+    m_ports[1 - to]->Sync(nowPs);
     m_ports[to]->Receive(std::move(frame), info, epoch, nowPs);
 }
 

@@ -41,38 +41,42 @@ FabricPort::GetTypeId()
             .AddAttribute("MaxQueueBytes",
                           "Egress limit of this port in frame bytes (tail drop beyond it)",
                           UintegerValue(4u << 20),
-                          MakeUintegerAccessor(&FabricPort::m_maxQueueBytes),
+                          MakeUintegerAccessor(&FabricPort::SetMaxQueueBytes,
+                                               &FabricPort::GetMaxQueueBytes),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("EcnEnabled",
                           "Mark ECN-capable frames CE on enqueue (RED on queued bytes)",
                           BooleanValue(true),
-                          MakeBooleanAccessor(&FabricPort::m_ecnEnabled),
+                          MakeBooleanAccessor(&FabricPort::SetEcnEnabled,
+                                              &FabricPort::GetEcnEnabled),
                           MakeBooleanChecker())
             .AddAttribute("EcnKmin",
                           "Queued bytes below which nothing is marked",
                           UintegerValue(100 * 1024),
-                          MakeUintegerAccessor(&FabricPort::m_kminBytes),
+                          MakeUintegerAccessor(&FabricPort::SetEcnKmin, &FabricPort::GetEcnKmin),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("EcnKmax",
                           "Queued bytes at and above which every ECN-capable frame is marked",
                           UintegerValue(400 * 1024),
-                          MakeUintegerAccessor(&FabricPort::m_kmaxBytes),
+                          MakeUintegerAccessor(&FabricPort::SetEcnKmax, &FabricPort::GetEcnKmax),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("EcnPmax",
                           "Marking probability just below Kmax (linear from 0 at Kmin)",
                           DoubleValue(0.2),
-                          MakeDoubleAccessor(&FabricPort::m_pmax),
+                          MakeDoubleAccessor(&FabricPort::SetEcnPmax, &FabricPort::GetEcnPmax),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("ControlDscp",
                           "DSCP of the control class (ACKs, CNPs); every other DSCP is data",
                           UintegerValue(48),
-                          MakeUintegerAccessor(&FabricPort::m_controlDscp),
+                          MakeUintegerAccessor(&FabricPort::SetControlDscp,
+                                               &FabricPort::GetControlDscp),
                           MakeUintegerChecker<uint8_t>(0, 63))
             .AddAttribute("StrictPriority",
                           "Serve the control class strictly before data (false: packet "
                           "round robin between the classes)",
                           BooleanValue(true),
-                          MakeBooleanAccessor(&FabricPort::m_strictPriority),
+                          MakeBooleanAccessor(&FabricPort::SetStrictPriority,
+                                              &FabricPort::GetStrictPriority),
                           MakeBooleanChecker())
             .AddAttribute("EventPerDequeue",
                           "Schedule an event at every frame's start of transmission, so the "
@@ -97,18 +101,21 @@ FabricPort::GetTypeId()
                           "are admitted by the switch's ingress accounting (false: PAUSE frames "
                           "are counted and ignored, tail drop only)",
                           BooleanValue(false),
-                          MakeBooleanAccessor(&FabricPort::m_pfcEnabled),
+                          MakeBooleanAccessor(&FabricPort::SetPfcEnabled,
+                                              &FabricPort::GetPfcEnabled),
                           MakeBooleanChecker())
             .AddAttribute("DataPriority",
                           "802.1p priority of the data class: the lossless priority under PFC "
                           "(3, the usual RoCE choice)",
                           UintegerValue(3),
-                          MakeUintegerAccessor(&FabricPort::m_dataPriority),
+                          MakeUintegerAccessor(&FabricPort::SetDataPriority,
+                                               &FabricPort::GetDataPriority),
                           MakeUintegerChecker<uint8_t>(0, 7))
             .AddAttribute("ControlPriority",
                           "802.1p priority of the control class (ACKs, CNPs); never paused",
                           UintegerValue(6),
-                          MakeUintegerAccessor(&FabricPort::m_controlPriority),
+                          MakeUintegerAccessor(&FabricPort::SetControlPriority,
+                                               &FabricPort::GetControlPriority),
                           MakeUintegerChecker<uint8_t>(0, 7))
             .AddTraceSource("Enqueue",
                             "A frame was queued for transmission",
@@ -156,7 +163,7 @@ FabricPort::GetTypeId()
 
 FabricPort::FabricPort()
 {
-    m_ecnRng = CreateObject<UniformRandomVariable>();
+    m_pfc.SetExpiryCallback(MakeCallback(&FabricPort::PauseWake, this));
 }
 
 FabricPort::~FabricPort() = default;
@@ -165,17 +172,15 @@ void
 FabricPort::DoDispose()
 {
     m_wake.Cancel();
-    m_pauseWake.Cancel();
-    for (auto& q : m_queues)
-    {
-        q.clear();
-    }
+    m_pfc.Cancel();
+    m_pfc.SetExpiryCallback(Callback<void>());
+    m_queue.Clear();
     m_node = nullptr;
     m_channel = nullptr;
     m_sink = nullptr;
-    m_sharedBuffer = nullptr;
+    m_admission.SetSharedBuffer(nullptr);
     m_receiveErrorModel = nullptr;
-    m_ecnRng = nullptr;
+    m_ecn.Dispose();
     NetDevice::DoDispose();
 }
 
@@ -196,13 +201,7 @@ FabricPort::SetPacketSink(FabricPacketSink* sink)
 void
 FabricPort::SetSharedBuffer(Ptr<SharedBuffer> buffer)
 {
-    m_sharedBuffer = buffer;
-}
-
-uint64_t
-FabricPort::TransmissionPs(uint32_t packetBytes) const
-{
-    return LinePs(WireBytes(packetBytes, m_interframeBytes));
+    m_admission.SetSharedBuffer(buffer);
 }
 
 void
@@ -213,59 +212,13 @@ FabricPort::SetDataRate(DataRate rate)
     m_bps = rate.GetBitRate();
     m_psPerByte = (kBitPs % m_bps == 0) ? kBitPs / m_bps : 0;
     // Frames already queued now take their time at the new rate.
-    for (uint32_t cls = 0; cls < kTrafficClasses; ++cls)
-    {
-        m_queuedPs[cls] = 0;
-        for (size_t i = 0; i < m_queues[cls].size(); ++i)
-        {
-            m_queuedPs[cls] += TransmissionPs(m_queues[cls][i].info.bytes);
-        }
-    }
+    m_queue.RecountQueuedPs([this](uint32_t bytes) { return TransmissionPs(bytes); });
 }
 
-uint64_t
-FabricPort::LinePs(uint64_t wire) const
-{
-    if (m_psPerByte)
-    {
-        return wire * m_psPerByte; // every common rate: exact
-    }
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(wire) * kBitPs) / m_bps);
-}
-
-double
-FabricPort::EcnMarkProbability(uint32_t queueBytes) const
-{
-    if (queueBytes < m_kminBytes)
-    {
-        return 0.0;
-    }
-    if (queueBytes >= m_kmaxBytes)
-    {
-        return 1.0;
-    }
-    return m_pmax * double(queueBytes - m_kminBytes) / double(m_kmaxBytes - m_kminBytes);
-}
+// ---- Egress: admission, marking, the transmit timeline ----------------------
 
 bool
-FabricPort::Enqueue(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress)
-{
-    return EnqueueAt(frame, info, ingress, Simulator::Now().GetPicoSeconds());
-}
-
-bool
-FabricPort::EnqueueAt(const Ptr<Packet>& frame,
-                      const FrameInfo& info,
-                      uint32_t ingress,
-                      int64_t nowPs)
-{
-    FrameInfo sized = info;
-    sized.bytes = frame->GetSize();
-    return EnqueueAt(FrameRef(frame), sized, ingress, nowPs);
-}
-
-bool
-FabricPort::EnqueueAt(FrameRef frame, const FrameInfo& info, uint32_t ingress, int64_t nowPs)
+FabricPort::Enqueue(FrameRef frame, const FrameInfo& info, uint32_t ingress, int64_t nowPs)
 {
     CatchUp(nowPs); // queue state as of now: admission and marking are exact
     const uint32_t bytes = info.bytes;
@@ -274,171 +227,120 @@ FabricPort::EnqueueAt(FrameRef frame, const FrameInfo& info, uint32_t ingress, i
         RecordDrop(frame, DropReason::LinkDown);
         return false;
     }
-    const uint32_t cls = ClassOf(info.dscp);
-    const uint8_t priority = PriorityOf(cls);
-    uint8_t charge = m_sharedBuffer ? kChargePool : kChargeNone;
-    PfcAdmission admission = PfcAdmission::Lossy;
-    if (ingress != kNoIngress && IsLossless(cls))
+    const uint32_t cls = m_queue.ClassOf(info.dscp);
+    const uint8_t priority = m_queue.PriorityOf(cls);
+    const uint32_t queued = m_queue.GetBytes();
+    BufferCharge charge;
+    DropReason reason;
+    if (!m_admission.Admit(m_sink,
+                           ingress,
+                           priority,
+                           ingress != kNoIngress && m_queue.IsLossless(cls),
+                           bytes,
+                           queued,
+                           charge,
+                           reason))
     {
-        // PFC: the switch's ingress accounting decides; the port limit does
-        // not apply to lossless frames (pausing the sender is the point).
-        admission = m_sink->AdmitLossless(ingress, priority, bytes);
-        if (admission == PfcAdmission::Drop)
-        {
-            RecordDrop(frame, DropReason::PfcHeadroom);
-            return false;
-        }
-        if (admission == PfcAdmission::Admitted)
-        {
-            charge = kChargeLossless;
-        }
+        RecordDrop(frame, reason);
+        return false;
     }
-    if (admission == PfcAdmission::Lossy)
+    const bool marked = m_ecn.ShouldMark(info.ecn, queued);
+    if (marked)
     {
-        if (m_queueBytes + bytes > m_maxQueueBytes)
-        {
-            RecordDrop(frame, DropReason::Buffer);
-            return false;
-        }
-        if (m_sharedBuffer && !m_sharedBuffer->TryReserve(bytes))
-        {
-            // Sibling ports may hold frames that have started by now but are not
-            // yet released: bring them up to date before refusing.
-            m_sink->SyncPorts();
-            if (!m_sharedBuffer->TryReserve(bytes))
-            {
-                RecordDrop(frame, DropReason::Buffer);
-                return false;
-            }
-        }
+        MarkCe(frame);
     }
-    bool marked = false;
-    if (m_ecnEnabled && (info.ecn == Ecn::Ect0 || info.ecn == Ecn::Ect1))
-    {
-        const double p = EcnMarkProbability(m_queueBytes);
-        if (p >= 1.0 || (p > 0.0 && m_ecnRng->GetValue() < p))
-        {
-            frame.SetEcn(Ecn::Ce);
-            marked = true;
-            ++m_stats.ecnMarked;
-            if (!m_ecnMarkTrace.IsEmpty())
-            {
-                m_ecnMarkTrace(frame.Share());
-            }
-        }
-    }
-    m_queues[cls].push_back(Queued{std::move(frame),
+    TraceQueueBytes(queued, queued + bytes);
+    m_queue.Push(cls,
+                 FabricQueuedFrame{std::move(frame),
                                    info,
                                    static_cast<uint16_t>(ingress),
                                    priority,
                                    charge,
-                                   nowPs});
+                                   nowPs},
+                 TransmissionPs(bytes));
+    FabricQueuedFrame& q = m_queue.Back(cls);
     if (marked)
     {
-        m_queues[cls].back().info.ecn = Ecn::Ce;
+        q.info.ecn = Ecn::Ce;
     }
-    m_queuedPs[cls] += TransmissionPs(bytes);
-    SetQueueBytes(m_queueBytes + bytes);
-    if (m_queueBytes > m_stats.peakQueueBytes)
+    if (m_queue.GetBytes() > m_stats.peakQueueBytes)
     {
-        m_stats.peakQueueBytes = m_queueBytes;
+        m_stats.peakQueueBytes = m_queue.GetBytes();
     }
     if (m_hopTraced && !m_enqueueTrace.IsEmpty())
     {
-        m_enqueueTrace(m_queues[cls].back().frame.Share());
+        m_enqueueTrace(q.frame.Share());
     }
     CatchUp(nowPs); // an idle transmitter starts this frame now
     return true;
 }
 
-int64_t
-FabricPort::GetIdlePs()
+void
+FabricPort::MarkCe(FrameRef& frame)
 {
-    return GetIdlePsAt(Simulator::Now().GetPicoSeconds());
+    frame.SetEcn(Ecn::Ce);
+    ++m_stats.ecnMarked;
+    if (!m_ecnMarkTrace.IsEmpty())
+    {
+        m_ecnMarkTrace(frame.Share());
+    }
 }
 
 int64_t
-FabricPort::GetIdlePsAt(int64_t nowPs)
+FabricPort::GetIdlePs(int64_t nowPs)
 {
     CatchUp(nowPs);
     int64_t idle = std::max(nowPs, m_txFreePs);
     // Each class's queued frames take the sum of their serialisation times.
-    auto drain = [this, &idle](uint32_t cls) { idle += int64_t(m_queuedPs[cls]); };
     // Classes that may send go first; a paused class waits for its expiry.
     for (uint32_t cls = 0; cls < kTrafficClasses; ++cls)
     {
-        if (m_classPausedUntilPs[cls] <= nowPs)
+        if (!m_queue.IsPaused(cls, nowPs))
         {
-            drain(cls);
+            idle += int64_t(m_queue.GetQueuedPs(cls));
         }
     }
     for (uint32_t cls = 0; cls < kTrafficClasses; ++cls)
     {
-        if (m_classPausedUntilPs[cls] > nowPs)
+        if (m_queue.IsPaused(cls, nowPs))
         {
-            idle = std::max(idle, m_classPausedUntilPs[cls]);
-            drain(cls);
+            idle = std::max(idle, m_queue.GetPausedUntilPs(cls));
+            idle += int64_t(m_queue.GetQueuedPs(cls));
         }
     }
     return idle;
 }
 
 void
-FabricPort::Sync()
+FabricPort::Sync(int64_t nowPs)
 {
-    CatchUp(Simulator::Now().GetPicoSeconds());
-}
-
-int32_t
-FabricPort::PickClass(int64_t startPs) const
-{
-    auto eligible = [this, startPs](uint32_t cls) {
-        return !m_queues[cls].empty() && m_queues[cls].front().enqueuedPs <= startPs &&
-               m_classPausedUntilPs[cls] <= startPs;
-    };
-    if (m_strictPriority)
-    {
-        return eligible(kControlClass) ? int32_t(kControlClass)
-               : eligible(kDataClass)  ? int32_t(kDataClass)
-                                       : -1;
-    }
-    const uint32_t other = (m_rrNext + 1) % kTrafficClasses;
-    return eligible(m_rrNext) ? int32_t(m_rrNext) : eligible(other) ? int32_t(other) : -1;
+    CatchUp(nowPs);
 }
 
 void
 FabricPort::CatchUp(int64_t nowPs)
 {
-    while (m_queueBytes > 0 && m_txFreePs <= nowPs)
+    while (m_queue.GetBytes() > 0 && m_txFreePs <= nowPs)
     {
         // The next frame starts when the transmitter is free, or, if it
         // idled, when the first of the queued frames arrived (or its class's
         // pause expired).
         int64_t startPs = m_txFreePs;
-        int32_t cls = PickClass(startPs);
+        int32_t cls = m_queue.Pick(startPs);
         if (cls < 0)
         {
-            startPs = INT64_MAX;
-            for (uint32_t c = 0; c < kTrafficClasses; ++c)
-            {
-                const auto& q = m_queues[c];
-                if (!q.empty())
-                {
-                    startPs = std::min(startPs,
-                                       std::max(q.front().enqueuedPs, m_classPausedUntilPs[c]));
-                }
-            }
+            startPs = m_queue.NextEligiblePs();
             if (startPs > nowPs)
             {
                 break;
             }
-            cls = PickClass(startPs);
+            cls = m_queue.Pick(startPs);
         }
         Commit(cls, startPs, nowPs);
     }
     // With the transmitter idle and frames queued, their class is paused:
     // the pause wake-up, not this one, starts them.
-    if ((m_eventPerDequeue || m_trackDepartures) && m_queueBytes > 0 && m_txFreePs > nowPs)
+    if ((m_eventPerDequeue || m_trackDepartures) && m_queue.GetBytes() > 0 && m_txFreePs > nowPs)
     {
         ArmWake();
     }
@@ -447,17 +349,11 @@ FabricPort::CatchUp(int64_t nowPs)
 void
 FabricPort::Commit(uint32_t cls, int64_t startPs, int64_t nowPs)
 {
-    auto& queue = m_queues[cls];
-    Queued q = std::move(queue.front());
-    queue.pop_front();
-    if (!m_strictPriority)
-    {
-        m_rrNext = (cls + 1) % kTrafficClasses;
-    }
-    SetQueueBytes(m_queueBytes - q.info.bytes);
-    const uint32_t wire = WireBytes(q.info.bytes, m_interframeBytes);
+    const uint32_t wire = WireBytes(m_queue.Front(cls).info.bytes, m_interframeBytes);
     const uint64_t linePs = LinePs(wire);
-    m_queuedPs[cls] -= linePs;
+    const uint32_t queued = m_queue.GetBytes();
+    FabricQueuedFrame q = m_queue.Pop(cls, linePs);
+    TraceQueueBytes(queued, m_queue.GetBytes());
     m_txFreePs = startPs + int64_t(linePs);
     ++m_stats.txPackets;
     m_stats.txBytes += q.info.bytes;
@@ -472,20 +368,7 @@ FabricPort::Commit(uint32_t cls, int64_t startPs, int64_t nowPs)
     }
     m_channel->Transmit(this, std::move(q.frame), q.info, m_txFreePs, nowPs);
     // Last: a PFC release may make the switch send a resume (on this port too).
-    ReleaseCharge(q);
-}
-
-void
-FabricPort::ReleaseCharge(const Queued& q)
-{
-    if (q.charge == kChargePool)
-    {
-        m_sharedBuffer->Release(q.info.bytes);
-    }
-    else if (q.charge == kChargeLossless)
-    {
-        m_sink->ReleaseLossless(q.ingress, q.priority, q.info.bytes);
-    }
+    m_admission.Release(m_sink, q);
 }
 
 void
@@ -505,6 +388,8 @@ FabricPort::Wake()
     Sync();
 }
 
+// ---- Ingress and link state ---------------------------------------------------
+
 void
 FabricPort::Receive(FrameRef frame, const FrameInfo& info, uint32_t epoch, int64_t nowPs)
 {
@@ -518,7 +403,8 @@ FabricPort::Receive(FrameRef frame, const FrameInfo& info, uint32_t epoch, int64
         RecordDrop(frame, DropReason::ErrorModel);
         return;
     }
-    if (info.bytes == PfcPauseHeader::kBytes && !frame.IsCompact() && ReceivePfc(frame.Share()))
+    if (info.bytes == PfcPauseHeader::kBytes && !frame.IsCompact() &&
+        ReceivePfc(frame.Share(), nowPs))
     {
         return; // MAC control: consumed by the port
     }
@@ -544,16 +430,9 @@ FabricPort::LinkStateChanged(bool up)
     {
         m_wake.Cancel();
         // A dead link carries no pause: the pauses this transmitter obeyed end.
-        const int64_t nowPs = Simulator::Now().GetPicoSeconds();
-        for (uint8_t p = 0; p < kPfcPriorities; ++p)
-        {
-            if (m_pauseActive[p])
-            {
-                EndPause(p, nowPs);
-            }
-        }
+        const int64_t nowPs = CurrentPs();
+        m_pfc.EndAll(nowPs);
         UpdateClassPauses();
-        m_pauseWake.Cancel();
         Flush(DropReason::LinkDown);
         // The frame being serialised is lost with the link; the transmitter is free.
         m_txFreePs = std::min(m_txFreePs, nowPs);
@@ -568,18 +447,11 @@ FabricPort::LinkStateChanged(bool up)
 void
 FabricPort::Flush(DropReason reason)
 {
-    for (auto& queue : m_queues)
-    {
-        while (!queue.empty())
-        {
-            Queued q = std::move(queue.front());
-            queue.pop_front();
-            SetQueueBytes(m_queueBytes - q.info.bytes);
-            ReleaseCharge(q);
-            RecordDrop(q.frame, reason);
-        }
-    }
-    m_queuedPs.fill(0);
+    m_queue.Drain([this, reason](FabricQueuedFrame& q) {
+        TraceQueueBytes(m_queue.GetBytes() + q.info.bytes, m_queue.GetBytes());
+        m_admission.Release(m_sink, q);
+        RecordDrop(q.frame, reason);
+    });
 }
 
 // ---- Priority Flow Control ------------------------------------------------
@@ -605,7 +477,7 @@ FabricPort::SendPfc(PfcPauseHeader header)
     {
         return; // nobody to tell; the sender re-evaluates when the link is back
     }
-    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+    const int64_t nowPs = CurrentPs();
     CatchUp(nowPs); // the frame on the wire (if any) is the one it follows
     header.SetSource(m_address);
     Ptr<Packet> frame = Create<Packet>();
@@ -619,14 +491,14 @@ FabricPort::SendPfc(PfcPauseHeader header)
     FrameInfo info; // MAC control: no IP fields
     info.bytes = frame->GetSize();
     m_channel->Transmit(this, FrameRef(frame), info, m_txFreePs, nowPs);
-    if ((m_eventPerDequeue || m_trackDepartures) && m_queueBytes > 0)
+    if ((m_eventPerDequeue || m_trackDepartures) && m_queue.GetBytes() > 0)
     {
         ArmWake();
     }
 }
 
 bool
-FabricPort::ReceivePfc(Ptr<Packet> frame)
+FabricPort::ReceivePfc(Ptr<Packet> frame, int64_t nowPs)
 {
     PfcPauseHeader h;
     if (!PfcPauseHeader::Peek(*frame, &h))
@@ -636,40 +508,21 @@ FabricPort::ReceivePfc(Ptr<Packet> frame)
     ++m_stats.pfcRxFrames;
     m_snifferTrace(frame);
     m_pfcRxTrace(frame);
-    if (!m_pfcEnabled)
+    if (!m_queue.IsPfcEnabled())
     {
         return true; // a port without PFC ignores PFC frames
     }
-    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
     // Frames that started before the PAUSE arrived are committed; pauses
     // that ran out before now end at their own expiry.
     CatchUp(nowPs);
-    bool resumed = ExpirePauses(nowPs);
-    for (uint8_t p = 0; p < kPfcPriorities; ++p)
+    bool resumed = m_pfc.ExpirePauses(nowPs);
+    const uint8_t p = m_queue.PriorityOf(kDataClass);
+    if (h.IsEnabled(p)) // only the lossless priority obeys
     {
-        if (!h.IsEnabled(p) || !(IsLossless(kDataClass) && p == m_dataPriority))
-        {
-            continue; // only the lossless priority obeys
-        }
-        const int64_t until = nowPs + int64_t(PauseQuantaPs(h.GetQuanta(p)));
-        if (until > nowPs)
-        {
-            if (!m_pauseActive[p])
-            {
-                m_pauseActive[p] = true;
-                m_pauseStartPs[p] = nowPs;
-                m_pfcStateTrace(p, true);
-            }
-            m_pausedUntilPs[p] = until; // a refresh extends, a shorter one shortens
-        }
-        else if (m_pauseActive[p])
-        {
-            EndPause(p, nowPs);
-            resumed = true;
-        }
+        resumed |= m_pfc.Obey(p, nowPs, nowPs + int64_t(PauseQuantaPs(h.GetQuanta(p))));
     }
     UpdateClassPauses();
-    ArmPauseWake();
+    m_pfc.ArmWake();
     CatchUp(nowPs); // a resume lets queued frames start now
     if (resumed && m_sink)
     {
@@ -678,110 +531,37 @@ FabricPort::ReceivePfc(Ptr<Packet> frame)
     return true;
 }
 
-bool
-FabricPort::ExpirePauses(int64_t nowPs)
-{
-    bool ended = false;
-    for (uint8_t p = 0; p < kPfcPriorities; ++p)
-    {
-        if (m_pauseActive[p] && m_pausedUntilPs[p] <= nowPs)
-        {
-            EndPause(p, m_pausedUntilPs[p]);
-            ended = true;
-        }
-    }
-    return ended;
-}
-
-void
-FabricPort::EndPause(uint8_t priority, int64_t endPs)
-{
-    m_stats.pfcPausedPs += uint64_t(endPs - m_pauseStartPs[priority]);
-    m_pauseActive[priority] = false;
-    m_pausedUntilPs[priority] = endPs;
-    m_pfcStateTrace(priority, false);
-}
-
 void
 FabricPort::UpdateClassPauses()
 {
     for (uint32_t cls = 0; cls < kTrafficClasses; ++cls)
     {
-        m_classPausedUntilPs[cls] = IsLossless(cls) ? m_pausedUntilPs[PriorityOf(cls)] : 0;
+        m_queue.SetPausedUntilPs(
+            cls,
+            m_queue.IsLossless(cls) ? m_pfc.GetPausedUntilPs(m_queue.PriorityOf(cls)) : 0);
     }
-}
-
-void
-FabricPort::ArmPauseWake()
-{
-    int64_t earliest = INT64_MAX;
-    for (uint8_t p = 0; p < kPfcPriorities; ++p)
-    {
-        if (m_pauseActive[p])
-        {
-            earliest = std::min(earliest, m_pausedUntilPs[p]);
-        }
-    }
-    if (earliest == INT64_MAX)
-    {
-        m_pauseWake.Cancel();
-        return;
-    }
-    // A wake-up already due at or before the expiry re-arms itself when it
-    // runs (a refreshed pause costs one event per refresh, not per frame).
-    if (m_pauseWake.IsRunning() && m_pauseWakePs <= earliest)
-    {
-        return;
-    }
-    m_pauseWake.Cancel();
-    m_pauseWakePs = earliest;
-    const int64_t wakeNs = (earliest + 999) / 1000;
-    m_pauseWake =
-        Simulator::Schedule(NanoSeconds(wakeNs) - Simulator::Now(), &FabricPort::PauseWake, this);
 }
 
 void
 FabricPort::PauseWake()
 {
-    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
+    const int64_t nowPs = CurrentPs();
     // Frames due before the expiry go first, then the expiry lets the paused
     // class start at its exact picosecond (CatchUp takes max(arrival, expiry)).
-    const bool ended = ExpirePauses(nowPs);
+    const bool ended = m_pfc.ExpirePauses(nowPs);
     UpdateClassPauses();
     CatchUp(nowPs);
-    ArmPauseWake();
+    m_pfc.ArmWake();
     if (ended && m_sink)
     {
         m_sink->PortResumed(this);
     }
 }
 
-bool
-FabricPort::IsPaused(uint8_t priority) const
-{
-    return m_pauseActive[priority] &&
-           m_pausedUntilPs[priority] > Simulator::Now().GetPicoSeconds();
-}
-
-bool
-FabricPort::IsClassPaused(uint32_t cls) const
-{
-    return m_classPausedUntilPs[cls] > Simulator::Now().GetPicoSeconds();
-}
-
 Time
 FabricPort::GetPausedTime() const
 {
-    const int64_t nowPs = Simulator::Now().GetPicoSeconds();
-    uint64_t ps = m_stats.pfcPausedPs;
-    for (uint8_t p = 0; p < kPfcPriorities; ++p)
-    {
-        if (m_pauseActive[p])
-        {
-            ps += uint64_t(std::min(nowPs, m_pausedUntilPs[p]) - m_pauseStartPs[p]);
-        }
-    }
-    return PicoSeconds(ps);
+    return PicoSeconds(m_pfc.GetPausedPs(CurrentPs()));
 }
 
 void
@@ -798,19 +578,7 @@ uint32_t
 FabricPort::GetLosslessBytesFrom(uint32_t ingress)
 {
     Sync();
-    uint32_t bytes = 0;
-    for (const auto& queue : m_queues)
-    {
-        for (size_t i = 0; i < queue.size(); ++i)
-        {
-            const Queued& q = queue[i];
-            if (q.charge == kChargeLossless && q.ingress == ingress)
-            {
-                bytes += q.info.bytes;
-            }
-        }
-    }
-    return bytes;
+    return m_queue.GetLosslessBytesFrom(ingress);
 }
 
 void
@@ -834,25 +602,14 @@ uint32_t
 FabricPort::GetQueueBytes()
 {
     Sync();
-    return m_queueBytes;
+    return m_queue.GetBytes();
 }
 
 uint32_t
 FabricPort::GetQueuePackets()
 {
     Sync();
-    return QueuedPackets();
-}
-
-uint32_t
-FabricPort::QueuedPackets() const
-{
-    uint32_t n = 0;
-    for (const auto& q : m_queues)
-    {
-        n += q.size();
-    }
-    return n;
+    return m_queue.GetPackets();
 }
 
 Ptr<FabricPort>
@@ -864,13 +621,6 @@ FabricPort::GetPeer() const
     }
     Ptr<FabricPort> a = m_channel->GetPort(0);
     return a == this ? m_channel->GetPort(1) : a;
-}
-
-int64_t
-FabricPort::AssignStreams(int64_t stream)
-{
-    m_ecnRng->SetStream(stream);
-    return 1;
 }
 
 // ---- NetDevice boilerplate --------------------------------------------------

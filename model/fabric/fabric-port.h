@@ -1,14 +1,18 @@
 /*
- * FabricPort: one end of a full-duplex fabric link (switch port or NIC port).
- *
- * Egress: frames are classified by DSCP into a control class and a data
- * class, each a FIFO; the scheduler serves control strictly first (or, if
- * StrictPriority is false, the two classes in packet round robin). Admission
- * is tail drop against the port's byte limit and, on a switch, the switch's
- * shared buffer. ECN-capable frames are marked CE on enqueue with the RED
- * probability of the port's queued bytes (Kmin, Kmax, Pmax), as DCQCN's
- * congestion point does. Serialisation takes WireBytes(size)*8/DataRate,
- * then the channel adds propagation delay.
+ * FabricPort: one end of a full-duplex fabric link (switch port or NIC port),
+ * the NetDevice and its transmitter's timeline. It holds, by value so that a
+ * hop touches few cache lines, the parts that decide what it sends:
+ *  - FabricEgressQueue: DSCP classes (control, data), their FIFOs and the
+ *    scheduler between them (strict priority or packet round robin);
+ *  - FabricBufferAdmission: tail drop against MaxQueueBytes and the switch's
+ *    shared buffer, or the switch's PFC accounting for lossless frames;
+ *  - RedEcnMarker: ECN-capable frames are marked CE on enqueue with the RED
+ *    probability of the port's queued bytes (Kmin, Kmax, Pmax), as DCQCN's
+ *    congestion point does;
+ *  - PfcPauseState: the pauses this transmitter obeys.
+ * Their settings are attributes of ns3::FabricPort, which forwards them.
+ * Serialisation takes WireBytes(size)*8/DataRate, then the channel adds
+ * propagation delay.
  *
  * Events: one per frame per hop, its arrival at the peer. Departures need no
  * event of their own: a port decides which frame starts next lazily, the next
@@ -43,18 +47,23 @@
 #define METAROCE_FABRIC_PORT_H
 
 #include "drop-reason.h"
+#include "fabric-buffer-admission.h"
 #include "fabric-channel.h"
+#include "fabric-egress-queue.h"
 #include "fabric-frame.h"
+#include "fabric-packet-sink.h"
 #include "flagged-traced-callback.h"
-#include "ring-buffer.h"
+#include "pfc-pause-state.h"
+#include "red-ecn-marker.h"
 #include "shared-buffer.h"
 
+#include "ns3/assert.h"
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
-#include "ns3/random-variable-stream.h"
+#include "ns3/simulator.h"
 #include "ns3/traced-callback.h"
 #include "ns3/traced-value.h"
 
@@ -65,47 +74,6 @@ namespace ns3
 
 class FabricPort;
 class PfcPauseHeader;
-
-/** A switch's answer to the admission of a lossless frame (FabricPacketSink::AdmitLossless). */
-enum class PfcAdmission : uint8_t
-{
-    Lossy,    //!< the owner runs no PFC: use the port's ordinary tail drop
-    Admitted, //!< charged to its (ingress, priority), in the shared pool or the headroom
-    Drop,     //!< the ingress headroom is full (DropReason::PfcHeadroom)
-};
-
-/** What owns ports and consumes the frames they receive: a switch or a NIC. */
-class FabricPacketSink
-{
-  public:
-    virtual ~FabricPacketSink() = default;
-    /**
-     * A frame arrived on \p port and passed the error model; \p nowPs is the
-     * current time. \p info holds its forwarding fields, parsed once when it
-     * entered the fabric (and updated when a port marks it CE).
-     */
-    virtual void ReceiveFromPort(FabricPort* port,
-                                 FrameRef frame,
-                                 const FrameInfo& info,
-                                 int64_t nowPs) = 0;
-    /** \p port's link went up or down (called at the moment it happens). */
-    virtual void PortLinkChanged(FabricPort* port, bool up) {}
-    /** Brings every port sharing a buffer with the caller up to date (FabricPort::Sync). */
-    virtual void SyncPorts() {}
-    /**
-     * PFC: admits a lossless frame of \p bytes that arrived on the owner's
-     * port \p ingress (FabricPort::GetSinkIndex) with \p priority, charging
-     * it to that (ingress, priority) until ReleaseLossless.
-     */
-    virtual PfcAdmission AdmitLossless(uint32_t ingress, uint8_t priority, uint32_t bytes)
-    {
-        return PfcAdmission::Lossy;
-    }
-    /** PFC: a frame admitted by AdmitLossless left the buffer (started, or was flushed). */
-    virtual void ReleaseLossless(uint32_t ingress, uint8_t priority, uint32_t bytes) {}
-    /** PFC: a pause \p port obeyed ended (expired or resumed); its lossless class may send. */
-    virtual void PortResumed(FabricPort* port) {}
-};
 
 /** Counters of one port; the trace sources carry the same events one by one. */
 struct FabricPortStats
@@ -129,10 +97,10 @@ struct FabricPortStats
 class FabricPort : public NetDevice
 {
   public:
-    static constexpr uint32_t kTrafficClasses = 2;
-    static constexpr uint32_t kControlClass = 0;
-    static constexpr uint32_t kDataClass = 1;
-    static constexpr uint32_t kPfcPriorities = 8;
+    static constexpr uint32_t kTrafficClasses = FabricEgressQueue::kClasses;
+    static constexpr uint32_t kControlClass = FabricEgressQueue::kControlClass;
+    static constexpr uint32_t kDataClass = FabricEgressQueue::kDataClass;
+    static constexpr uint32_t kPfcPriorities = PfcPauseState::kPriorities;
     static constexpr uint32_t kNoIngress = 0xffff; //!< Enqueue from the owner itself (a NIC)
 
     static TypeId GetTypeId();
@@ -141,6 +109,11 @@ class FabricPort : public NetDevice
 
     typedef void (*DropTracedCallback)(Ptr<const Packet> frame, DropReason reason);
     typedef void (*PfcStateTracedCallback)(uint8_t priority, bool paused);
+
+    // Operations that depend on the time take it as their last argument,
+    // \p nowPs, which must be the current time: callers that run in an
+    // event knowing it (a frame's arrival, a NIC's send) pass it on, the
+    // others leave the default, the simulator's clock.
 
     /** Connects this port to one side of \p channel. */
     void Attach(Ptr<FabricChannel> channel);
@@ -153,29 +126,32 @@ class FabricPort : public NetDevice
     uint32_t GetSinkIndex() const { return m_sinkIndex; }
 
     /**
-     * Queues a frame for transmission (already parsed by the caller).
+     * Queues a frame for transmission (already parsed by the caller):
+     * \p info.bytes must be its size.
      * \param ingress the owner's port it arrived on (switches), kNoIngress otherwise
      * \return false if it was dropped (counted and traced here).
      */
-    bool Enqueue(Ptr<Packet> frame, const FrameInfo& info, uint32_t ingress = kNoIngress);
-    /** Enqueue when the caller knows the current time \p nowPs (saves asking the simulator). */
-    bool EnqueueAt(const Ptr<Packet>& frame, const FrameInfo& info, uint32_t ingress, int64_t nowPs);
-    /**
-     * EnqueueAt of a frame already in the fabric (a switch forwarding it):
-     * \p info.bytes must be its size.
-     */
-    bool EnqueueAt(FrameRef frame, const FrameInfo& info, uint32_t ingress, int64_t nowPs);
+    bool Enqueue(FrameRef frame,
+                 const FrameInfo& info,
+                 uint32_t ingress = kNoIngress,
+                 int64_t nowPs = CurrentPs());
+    /** Enqueue of a frame held as a Packet. */
+    bool Enqueue(const Ptr<Packet>& frame,
+                 const FrameInfo& info,
+                 uint32_t ingress = kNoIngress,
+                 int64_t nowPs = CurrentPs())
+    {
+        NS_ASSERT_MSG(info.bytes == frame->GetSize(), "FabricPort::Enqueue: wrong info.bytes");
+        return Enqueue(FrameRef(frame), info, ingress, nowPs);
+    }
 
     /** Traffic class of a frame with this DSCP. */
-    uint32_t ClassOf(uint8_t dscp) const { return dscp == m_controlDscp ? kControlClass : kDataClass; }
+    uint32_t ClassOf(uint8_t dscp) const { return m_queue.ClassOf(dscp); }
     /** 802.1p priority of a traffic class (DataPriority, ControlPriority). */
-    uint8_t PriorityOf(uint32_t cls) const
-    {
-        return cls == kControlClass ? m_controlPriority : m_dataPriority;
-    }
+    uint8_t PriorityOf(uint32_t cls) const { return m_queue.PriorityOf(cls); }
     /** Whether PFC protects this class here (PfcEnabled and the data class). */
-    bool IsLossless(uint32_t cls) const { return m_pfcEnabled && cls == kDataClass; }
-    bool IsPfcEnabled() const { return m_pfcEnabled; }
+    bool IsLossless(uint32_t cls) const { return m_queue.IsLossless(cls); }
+    bool IsPfcEnabled() const { return m_queue.IsPfcEnabled(); }
 
     /**
      * Sends a PFC frame now: after the frame on the wire, ahead of every
@@ -187,11 +163,12 @@ class FabricPort : public NetDevice
     /** Picoseconds of \p quanta pause quanta (512 bit times each) at this port's rate. */
     uint64_t PauseQuantaPs(uint32_t quanta) const;
     /** Whether a received pause stops \p priority now. */
-    bool IsPaused(uint8_t priority) const;
-    /** Whether a class is paused now (NIC schedulers check it before handing data over). */
-    bool IsClassPaused(uint32_t cls) const;
-    /** IsClassPaused when the caller knows the current time \p nowPs. */
-    bool IsClassPausedAt(uint32_t cls, int64_t nowPs) const { return m_classPausedUntilPs[cls] > nowPs; }
+    bool IsPaused(uint8_t priority) const { return m_pfc.IsPaused(priority, CurrentPs()); }
+    /** Whether a class is paused (NIC schedulers check it before handing data over). */
+    bool IsClassPaused(uint32_t cls, int64_t nowPs = CurrentPs()) const
+    {
+        return m_queue.IsPaused(cls, nowPs);
+    }
     /** Total time this transmitter's lossless priorities have been paused, up to now. */
     Time GetPausedTime() const;
     /**
@@ -215,20 +192,21 @@ class FabricPort : public NetDevice
      */
     void PrefetchHopState() const
     {
-        const char* hot = reinterpret_cast<const char*>(&m_queues);
+        const char* hot = reinterpret_cast<const char*>(&m_queue);
         __builtin_prefetch(hot);
         __builtin_prefetch(hot + 64);
         __builtin_prefetch(hot + 128);
     }
     /** Starts every frame whose start time has come (see "lazy departures"). */
-    void Sync();
-    /** Sync when the caller knows the current time \p nowPs. */
-    void SyncAt(int64_t nowPs) { CatchUp(nowPs); }
+    void Sync(int64_t nowPs = CurrentPs());
     /** Called by the channel when the link changes state. */
     void LinkStateChanged(bool up);
 
     /** Picoseconds to serialise a frame of \p packetBytes at this port's rate. */
-    uint64_t TransmissionPs(uint32_t packetBytes) const;
+    uint64_t TransmissionPs(uint32_t packetBytes) const
+    {
+        return LinePs(WireBytes(packetBytes, m_interframeBytes));
+    }
 
     DataRate GetDataRate() const { return m_rate; }
     /** The line rate in bit/s (GetDataRate().GetBitRate() without the library call). */
@@ -245,19 +223,20 @@ class FabricPort : public NetDevice
      * the port its next frame then, so the NIC queue stays empty and the port
      * never idles.
      */
-    int64_t GetIdlePs();
-    /** GetIdlePs when the caller knows the current time \p nowPs. */
-    int64_t GetIdlePsAt(int64_t nowPs);
+    int64_t GetIdlePs(int64_t nowPs = CurrentPs());
     const FabricPortStats& GetStats() const { return m_stats; }
     Ptr<FabricChannel> GetFabricChannel() const { return m_channel; }
     /** The port at the other end of the link (nullptr if unattached). */
     Ptr<FabricPort> GetPeer() const;
 
     /** RED marking probability for a queue of \p queueBytes (0 below Kmin, 1 at Kmax). */
-    double EcnMarkProbability(uint32_t queueBytes) const;
+    double EcnMarkProbability(uint32_t queueBytes) const
+    {
+        return m_ecn.MarkProbability(queueBytes);
+    }
 
     /** Fixes the random stream of the ECN marker; returns streams used. */
-    int64_t AssignStreams(int64_t stream);
+    int64_t AssignStreams(int64_t stream) { return m_ecn.AssignStreams(stream); }
 
     /** Counts and traces a drop at this port (also used by its owner, e.g. no route at ingress). */
     void RecordDrop(Ptr<const Packet> frame, DropReason reason);
@@ -298,92 +277,84 @@ class FabricPort : public NetDevice
     void DoDispose() override;
 
   private:
-    /** Where a queued frame is charged (released when it starts or is flushed). */
-    enum Charge : uint8_t
-    {
-        kChargeNone = 0, //!< nowhere (NIC port)
-        kChargePool,     //!< the switch's shared pool (lossy, tail drop)
-        kChargeLossless, //!< the switch's PFC accounting of (ingress, priority)
-    };
-
-    struct Queued
-    {
-        FrameRef frame;
-        FrameInfo info;    //!< its forwarding fields (and size), handed to the next hop with it
-        uint16_t ingress;  //!< owner's port it arrived on (kChargeLossless)
-        uint8_t priority;  //!< its PFC priority (kChargeLossless)
-        uint8_t charge;    //!< Charge
-        int64_t enqueuedPs;
-    };
-
+    /** The simulator's clock in picoseconds (the default of every nowPs argument). */
+    static int64_t CurrentPs() { return Simulator::Now().GetPicoSeconds(); }
     /** Picoseconds to serialise \p wireBytes line bytes. */
-    uint64_t LinePs(uint64_t wireBytes) const;
+    uint64_t LinePs(uint64_t wire) const
+    {
+        if (m_psPerByte)
+        {
+            return wire * m_psPerByte; // every common rate: exact
+        }
+        return static_cast<uint64_t>((static_cast<unsigned __int128>(wire) * kBitPs) / m_bps);
+    }
     /** Starts, in order, every frame whose start time is at or before \p nowPs. */
     void CatchUp(int64_t nowPs);
-    /** Class to serve at \p startPs among frames queued by then; -1 if none. */
-    int32_t PickClass(int64_t startPs) const;
     /** Puts the head of class \p cls on the wire at \p startPs (the time is \p nowPs). */
     void Commit(uint32_t cls, int64_t startPs, int64_t nowPs);
-    /** Sets the queued bytes, firing the QueueBytes trace if anyone listens. */
-    void SetQueueBytes(uint32_t bytes)
+    /** Fires the QueueBytes trace for a change from \p oldBytes, if anyone listens. */
+    void TraceQueueBytes(uint32_t oldBytes, uint32_t newBytes)
     {
         if (m_hopTraced && !m_queueBytesTrace.IsEmpty())
         {
-            m_queueBytesTrace(m_queueBytes, bytes);
+            m_queueBytesTrace(oldBytes, newBytes);
         }
-        m_queueBytes = bytes;
     }
+    /** Marks \p frame CE (the ECN marker chose it), counts and traces it. */
+    void MarkCe(FrameRef& frame);
     /** EventPerDequeue: a wake-up at the end of the current frame. */
     void ArmWake();
     void Wake();
-    uint32_t QueuedPackets() const;
     void Flush(DropReason reason);
-    /** Gives back a started or flushed frame's buffer charge. */
-    void ReleaseCharge(const Queued& q);
-    /** Consumes a received PFC frame; false if \p frame is not one. */
-    bool ReceivePfc(Ptr<Packet> frame);
-    /** Ends the pauses whose time is up at \p nowPs; true if any ended. */
-    bool ExpirePauses(int64_t nowPs);
-    void EndPause(uint8_t priority, int64_t endPs);
-    /** Recomputes the per-class pause ends from the per-priority ones. */
+    /** Consumes a received PFC frame at \p nowPs; false if \p frame is not one. */
+    bool ReceivePfc(Ptr<Packet> frame, int64_t nowPs);
+    /** Gates each class until its priority's pause ends (PfcPauseState). */
     void UpdateClassPauses();
-    /** Schedules the wake-up at the earliest pause expiry (one per pause episode). */
-    void ArmPauseWake();
+    /** The pause wake-up: ends what expired and starts the frames it held. */
     void PauseWake();
+
+    // Attribute accessors of the parts that hold them
+    void SetMaxQueueBytes(uint32_t bytes) { m_admission.SetMaxQueueBytes(bytes); }
+    uint32_t GetMaxQueueBytes() const { return m_admission.GetMaxQueueBytes(); }
+    void SetEcnEnabled(bool enabled) { m_ecn.SetEnabled(enabled); }
+    bool GetEcnEnabled() const { return m_ecn.IsEnabled(); }
+    void SetEcnKmin(uint32_t bytes) { m_ecn.SetKminBytes(bytes); }
+    uint32_t GetEcnKmin() const { return m_ecn.GetKminBytes(); }
+    void SetEcnKmax(uint32_t bytes) { m_ecn.SetKmaxBytes(bytes); }
+    uint32_t GetEcnKmax() const { return m_ecn.GetKmaxBytes(); }
+    void SetEcnPmax(double pmax) { m_ecn.SetPmax(pmax); }
+    double GetEcnPmax() const { return m_ecn.GetPmax(); }
+    void SetControlDscp(uint8_t dscp) { m_queue.SetControlDscp(dscp); }
+    uint8_t GetControlDscp() const { return m_queue.GetControlDscp(); }
+    void SetStrictPriority(bool strict) { m_queue.SetStrictPriority(strict); }
+    bool GetStrictPriority() const { return m_queue.IsStrictPriority(); }
+    void SetPfcEnabled(bool enabled) { m_queue.SetPfcEnabled(enabled); }
+    bool GetPfcEnabled() const { return m_queue.IsPfcEnabled(); }
+    void SetDataPriority(uint8_t priority) { m_queue.SetDataPriority(priority); }
+    uint8_t GetDataPriority() const { return m_queue.GetDataPriority(); }
+    void SetControlPriority(uint8_t priority) { m_queue.SetControlPriority(priority); }
+    uint8_t GetControlPriority() const { return m_queue.GetControlPriority(); }
 
     // Members are grouped by use: a frame's hop touches the first block (and
     // the port's stats and the traces it checks), so those few cache lines
     // are all a hop misses on a fabric too large for the cache.
 
     // Hot: egress state and what every enqueue, start and arrival reads
-    std::array<RingBuffer<Queued, true>, kTrafficClasses> m_queues;
-    std::array<uint64_t, kTrafficClasses> m_queuedPs{}; //!< serialisation time of each class's queue
-    std::array<int64_t, kTrafficClasses> m_classPausedUntilPs{}; //!< 0 when PFC is off
-    int64_t m_txFreePs = 0;    //!< end of the last frame put on the wire (exact, ps)
+    FabricEgressQueue m_queue;
+    int64_t m_txFreePs = 0; //!< end of the last frame put on the wire (exact, ps)
     static constexpr uint64_t kBitPs = 8'000'000'000'000ULL; //!< ps in 8 s: ps per byte at 1 b/s
-    uint64_t m_psPerByte = 0;              //!< exact ps per byte, 0 if not an integer
-    uint64_t m_bps = 1;                    //!< m_rate in bit/s
+    uint64_t m_psPerByte = 0; //!< exact ps per byte, 0 if not an integer
+    uint64_t m_bps = 1;       //!< m_rate in bit/s
     Ptr<FabricChannel> m_channel;
     FabricPacketSink* m_sink = nullptr;
-    Ptr<SharedBuffer> m_sharedBuffer;
     Ptr<ErrorModel> m_receiveErrorModel;
-    uint32_t m_queueBytes = 0;
-    uint32_t m_maxQueueBytes;
+    FabricBufferAdmission m_admission;
     uint32_t m_interframeBytes;
-    uint32_t m_kminBytes;
-    uint32_t m_kmaxBytes;
-    uint32_t m_rrNext = 0;     //!< next class to serve in round robin
-    double m_pmax;
     bool m_linkUp = false;
-    bool m_ecnEnabled;
-    bool m_strictPriority;
     bool m_eventPerDequeue;
-    bool m_trackDepartures = false;        //!< SetTrackDepartures
-    bool m_pfcEnabled;
-    bool m_hopTraced = false; //!< something connected to a trace a hop checks
-    uint8_t m_controlDscp;
-    uint8_t m_dataPriority;
-    uint8_t m_controlPriority;
+    bool m_trackDepartures = false; //!< SetTrackDepartures
+    bool m_hopTraced = false;       //!< something connected to a trace a hop checks
+    RedEcnMarker m_ecn;
 
     FabricPortStats m_stats;
 
@@ -404,21 +375,15 @@ class FabricPort : public NetDevice
     Mac48Address m_address;
     uint32_t m_ifIndex = 0;
     TracedCallback<> m_linkChangeCallbacks;
-    Ptr<UniformRandomVariable> m_ecnRng;
-    EventId m_wake;            //!< EventPerDequeue only
-
-    // PFC: pauses received (this transmitter obeys them)
-    std::array<int64_t, kPfcPriorities> m_pausedUntilPs{};  //!< exact end of the pause, ps
-    std::array<int64_t, kPfcPriorities> m_pauseStartPs{};   //!< start of the current episode
-    std::array<bool, kPfcPriorities> m_pauseActive{};       //!< an episode is open
-    EventId m_pauseWake;
-    int64_t m_pauseWakePs = 0;
+    EventId m_wake; //!< EventPerDequeue only
 
     TracedCallback<Ptr<const Packet>, DropReason> m_dropTrace;
     TracedCallback<Ptr<const Packet>> m_ecnMarkTrace;
     TracedCallback<Ptr<const Packet>> m_pfcTxTrace;
     TracedCallback<Ptr<const Packet>> m_pfcRxTrace;
     TracedCallback<uint8_t, bool> m_pfcStateTrace;
+    // PFC: pauses received (this transmitter obeys them)
+    PfcPauseState m_pfc{m_pfcStateTrace, m_stats.pfcPausedPs};
 
   public:
     // Read-only views for the end-of-simulation invariant checks
@@ -433,29 +398,23 @@ class FabricPort : public NetDevice
     template <typename F>
     void ForEachQueued(F&& f) const
     {
-        for (uint32_t cls = 0; cls < kTrafficClasses; ++cls)
-        {
-            const auto& queue = m_queues[cls];
-            for (size_t i = 0; i < queue.size(); ++i)
-            {
-                const Queued& q = queue[i];
-                f(cls, q.info.bytes, uint32_t(q.ingress), q.priority, q.charge == kChargePool,
-                  q.charge == kChargeLossless);
-            }
-        }
+        m_queue.ForEach([&f](uint32_t cls, const FabricQueuedFrame& q) {
+            f(cls, q.info.bytes, uint32_t(q.ingress), q.priority, q.charge == BufferCharge::Pool,
+              q.charge == BufferCharge::Lossless);
+        });
     }
     /** The serialisation time of class \p cls's queue as the port counts it (ps). */
-    uint64_t PeekQueuedPs(uint32_t cls) const { return m_queuedPs[cls]; }
+    uint64_t PeekQueuedPs(uint32_t cls) const { return m_queue.GetQueuedPs(cls); }
     /** The queued-bytes counter as it stands (GetQueueBytes without the Sync). */
-    uint32_t PeekQueueBytes() const { return m_queueBytes; }
+    uint32_t PeekQueueBytes() const { return m_queue.GetBytes(); }
     /** Whether a pause episode of \p priority is open (from its PAUSE until its end). */
-    bool IsPauseOpen(uint8_t priority) const { return m_pauseActive[priority]; }
+    bool IsPauseOpen(uint8_t priority) const { return m_pfc.IsOpen(priority); }
     /** Start of the open pause episode of \p priority (ps). */
-    int64_t GetPauseStartPs(uint8_t priority) const { return m_pauseStartPs[priority]; }
+    int64_t GetPauseStartPs(uint8_t priority) const { return m_pfc.GetStartPs(priority); }
     /** End of the pause of \p priority (ps): set by the last PAUSE, or when it ended. */
-    int64_t GetPausedUntilPs(uint8_t priority) const { return m_pausedUntilPs[priority]; }
+    int64_t GetPausedUntilPs(uint8_t priority) const { return m_pfc.GetPausedUntilPs(priority); }
     /** The exact expiry the pending pause wake-up serves (ps); -1 if none is pending. */
-    int64_t GetPauseWakePs() const { return m_pauseWake.IsRunning() ? m_pauseWakePs : -1; }
+    int64_t GetPauseWakePs() const { return m_pfc.GetWakePs(); }
     /** Whether SetTrackDepartures is on. */
     bool IsTrackingDepartures() const { return m_trackDepartures; }
 };

@@ -200,7 +200,7 @@ FabricSwitch::ReceiveFromPort(FabricPort* port,
         port->RecordDrop(frame, DropReason::NoRoute);
         return;
     }
-    m_ports[out]->EnqueueAt(std::move(frame), info, port->GetSinkIndex(), nowPs);
+    m_ports[out]->Enqueue(std::move(frame), info, port->GetSinkIndex(), nowPs);
 }
 
 void

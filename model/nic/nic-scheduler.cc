@@ -128,7 +128,7 @@ NicScheduler::ArmWakeAt(uint32_t plane, int64_t nowPs)
     // over a fraction of a nanosecond early waits in the port and starts at
     // the exact picosecond the previous one ends, so rounding never idles the
     // line.
-    const int64_t idlePs = m_nic->PeekPort(plane)->GetIdlePsAt(nowPs);
+    const int64_t idlePs = m_nic->PeekPort(plane)->GetIdlePs(nowPs);
     const int64_t nowNs = nowPs / 1000;
     const int64_t wakeNs = std::max(nowNs, idlePs / 1000);
     p.wake = Simulator::Schedule(NanoSeconds(wakeNs - nowNs), p.wakeEvent);
@@ -146,8 +146,8 @@ NicScheduler::Wake(uint32_t plane)
     }
     FabricPort* port = m_nic->PeekPort(plane);
     const int64_t nowPs = Simulator::Now().GetPicoSeconds();
-    if (port->IsClassPausedAt(FabricPort::kDataClass, nowPs) &&
-        port->GetIdlePsAt(nowPs) / 1000 > nowPs / 1000)
+    if (port->IsClassPaused(FabricPort::kDataClass, nowPs) &&
+        port->GetIdlePs(nowPs) / 1000 > nowPs / 1000)
     {
         // Paused (a refresh arrived since the wake was armed): wait for the
         // expiry or the resume instead of queueing behind the pause.

@@ -107,7 +107,7 @@ RdmaNic::SendAt(const Ptr<Packet>& payload,
     NS_ASSERT(plane < m_ports.size());
     ++m_framesSent;
     const FrameInfo info = BuildFrame(payload, addr);
-    return m_ports[plane]->EnqueueAt(payload, info, FabricPort::kNoIngress, nowPs);
+    return m_ports[plane]->Enqueue(payload, info, FabricPort::kNoIngress, nowPs);
 }
 
 bool
@@ -137,7 +137,7 @@ RdmaNic::SendCompactAt(uint32_t payloadBytes,
     ++m_framesSent;
     FrameRef frame;
     const FrameInfo info = BuildCompactFrame(frame, payloadBytes, addr);
-    return m_ports[plane]->EnqueueAt(std::move(frame), info, FabricPort::kNoIngress, nowPs);
+    return m_ports[plane]->Enqueue(std::move(frame), info, FabricPort::kNoIngress, nowPs);
 }
 
 uint32_t
