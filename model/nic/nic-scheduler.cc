@@ -194,7 +194,7 @@ NicScheduler::Wake(uint32_t plane)
             p.ring.push_back(index);
         }
         ++m_sent;
-        m_nic->SendPayloadAt(packet, plane, addr, nowPs);
+        m_nic->Send(packet, plane, addr, nowPs);
         sent = true;
         break;
     }

@@ -93,50 +93,22 @@ RdmaNic::AddressTo(uint32_t dstHost, uint32_t plane, uint16_t srcPort, uint16_t 
 }
 
 bool
-RdmaNic::Send(Ptr<Packet> payload, uint32_t plane, const FrameAddress& addr)
-{
-    return SendAt(payload, plane, addr, Simulator::Now().GetPicoSeconds());
-}
-
-bool
-RdmaNic::SendAt(const Ptr<Packet>& payload,
-                uint32_t plane,
-                const FrameAddress& addr,
-                int64_t nowPs)
+RdmaNic::Send(const FramePayload& payload,
+              uint32_t plane,
+              const FrameAddress& addr,
+              int64_t nowPs)
 {
     NS_ASSERT(plane < m_ports.size());
     ++m_framesSent;
-    const FrameInfo info = BuildFrame(payload, addr);
-    return m_ports[plane]->Enqueue(payload, info, FabricPort::kNoIngress, nowPs);
-}
-
-bool
-RdmaNic::SendPayloadAt(const FramePayload& payload,
-                       uint32_t plane,
-                       const FrameAddress& addr,
-                       int64_t nowPs)
-{
-    if (payload.packet)
+    if (payload.packet || addr.inner)
     {
-        return SendAt(payload.packet, plane, addr, nowPs);
+        const Ptr<Packet> packet =
+            payload.packet ? payload.packet : Create<Packet>(payload.zeroBytes);
+        const FrameInfo info = BuildFrame(packet, addr);
+        return m_ports[plane]->Enqueue(packet, info, FabricPort::kNoIngress, nowPs);
     }
-    if (addr.inner)
-    {
-        return SendAt(Create<Packet>(payload.zeroBytes), plane, addr, nowPs);
-    }
-    return SendCompactAt(payload.zeroBytes, plane, addr, nowPs);
-}
-
-bool
-RdmaNic::SendCompactAt(uint32_t payloadBytes,
-                       uint32_t plane,
-                       const FrameAddress& addr,
-                       int64_t nowPs)
-{
-    NS_ASSERT(plane < m_ports.size());
-    ++m_framesSent;
     FrameRef frame;
-    const FrameInfo info = BuildCompactFrame(frame, payloadBytes, addr);
+    const FrameInfo info = BuildCompactFrame(frame, payload.zeroBytes, addr);
     return m_ports[plane]->Enqueue(std::move(frame), info, FabricPort::kNoIngress, nowPs);
 }
 

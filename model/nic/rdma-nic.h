@@ -14,6 +14,7 @@
 
 #include "ns3/callback.h"
 #include "ns3/object.h"
+#include "ns3/simulator.h"
 #include "ns3/traced-callback.h"
 
 #include <utility>
@@ -57,25 +58,17 @@ class RdmaNic : public Object, public FabricPacketSink
     void UnregisterUdpHandler(uint16_t udpPort);
 
     /**
-     * Frames \p payload and queues it on plane \p plane's port.
+     * Frames \p payload and queues it on plane \p plane's port at \p nowPs
+     * (the current time; a caller that has it passes it on). Zeros with the
+     * sender's header as bytes (\p addr.innerBytes) travel as a compact
+     * frame (BuildCompactFrame); a Packet, or zeros under a Header object
+     * (\p addr.inner), as a Packet frame.
      * \return false if the port dropped it (buffer full, link down).
      */
-    bool Send(Ptr<Packet> payload, uint32_t plane, const FrameAddress& addr);
-    /** Send when the caller knows the current time \p nowPs. */
-    bool SendAt(const Ptr<Packet>& payload, uint32_t plane, const FrameAddress& addr, int64_t nowPs);
-    /**
-     * SendAt of a payload of \p payloadBytes zero bytes, built as a compact
-     * frame (BuildCompactFrame; the sender's header in \p addr.innerBytes).
-     */
-    bool SendCompactAt(uint32_t payloadBytes, uint32_t plane, const FrameAddress& addr, int64_t nowPs);
-    /**
-     * SendAt of \p payload: compact if it is zeros and the sender's header
-     * is given as bytes (\p addr.innerBytes), a Packet frame otherwise.
-     */
-    bool SendPayloadAt(const FramePayload& payload,
-                       uint32_t plane,
-                       const FrameAddress& addr,
-                       int64_t nowPs);
+    bool Send(const FramePayload& payload,
+              uint32_t plane,
+              const FrameAddress& addr,
+              int64_t nowPs = Simulator::Now().GetPicoSeconds());
 
     /** Frame address from this host to \p dstHost on \p plane (DSCP 0, Not-ECT). */
     FrameAddress AddressTo(uint32_t dstHost, uint32_t plane, uint16_t srcPort, uint16_t dstPort) const;

@@ -122,10 +122,7 @@ FabricTrafficSource::SendOne()
     // Nothing reads the payload: a compact frame (no Packet unless a trace asks).
     addr.innerBytes = hdrBytes;
     addr.innerSize = FabricTestHeader::kBytes;
-    m_nic->SendCompactAt(m_payloadBytes - FabricTestHeader::kBytes,
-                         plane,
-                         addr,
-                         Simulator::Now().GetPicoSeconds());
+    m_nic->Send(FramePayload::Zeros(m_payloadBytes - FabricTestHeader::kBytes), plane, addr);
     ++m_sent;
     m_sentBytes += m_payloadBytes;
 

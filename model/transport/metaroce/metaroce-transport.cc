@@ -134,7 +134,7 @@ MetaRoceTransport::SendAck(const MetaRoceAckHeader& ack,
     ack.WriteTo(bytes);
     a.innerBytes = bytes;
     a.innerSize = MetaRoceAckHeader::kBytes;
-    m_nic->SendCompactAt(0, plane, a, Simulator::Now().GetPicoSeconds());
+    m_nic->Send(FramePayload::Zeros(0), plane, a);
 }
 
 uint16_t
