@@ -107,7 +107,7 @@ TEST_CASE("FabricPort: serialisation plus propagation is exact to the nanosecond
 TEST_CASE("FabricPort: the traces a hop checks fire once connected, by name or by path",
           "[port][trace]")
 {
-    // Issue 6: a port tests one flag before reading these traces' callback
+    // A port tests one flag before reading these traces' callback
     // lists, and the flag is raised by connecting. So nothing may be missed
     // after a connection made either way: by name on the object (first
     // link), or by a Config path with its context (second link, nothing else

@@ -345,7 +345,7 @@ TEST_CASE("Fabric: the invariant check counts frames in flight and catches a fra
 TEST_CASE("Fabric: a packet-hop costs one event (the frame's arrival), nothing per departure",
           "[fabric]")
 {
-    // Issue 6's budget: close to one event per packet-hop. On the saturated
+    // The event budget: close to one event per packet-hop. On the saturated
     // 64-host 8-plane fabric (the speed benchmark's scenario, 20 us) every
     // event must be either a frame arrival (at most one per hop put on a
     // link), a source's send (one per packet) or one of a bounded number of

@@ -1,13 +1,13 @@
-// Transport state per connection (issue 6: "transport state per connection
-// (excluding packets in flight) <= 4 KiB, measured and reported"), measured
-// as heap growth with glibc's mallinfo2() on the issue's own scenario: MetaRoCE
+// Transport state per connection, the budget being at most 4 KiB per
+// connection endpoint (excluding packets in flight), measured as heap growth
+// with glibc's mallinfo2() on the benchmark's scenario: MetaRoCE
 // all-to-all over 64 hosts x 8 planes (clos-64h-8p), 2,016 bidirectional
 // connections = 4,032 directed connections (64 x 63). A directed connection
 // is the sending half of one endpoint plus the receiving half of its peer
 // for that direction; each endpoint holds one of each, so the heap per
 // directed connection is the heap per endpoint.
 //
-// The bound is 4096 bytes per directed connection, the issue's target, and
+// The bound is 4096 bytes per directed connection, the budget above, and
 // it is checked twice: right after set-up, and after every path of every
 // endpoint has carried data and the fabric has drained (nothing in flight),
 // which is the state a long run keeps. With PathsPerPlane = 4 on 8 planes an
@@ -40,7 +40,7 @@ HeapInUse()
     return uint64_t(mi.uordblks) + uint64_t(mi.hblkhd);
 }
 
-/** The issue's target, bytes per directed connection. */
+/** The budget, bytes per directed connection. */
 constexpr double kMaxBytesPerDirectedConnection = 4096;
 
 } // namespace

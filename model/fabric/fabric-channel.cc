@@ -48,8 +48,8 @@ FabricChannel::Attach(Ptr<FabricPort> port)
  * A hand-written EventImpl instead of MakeEvent: it carries its own arrival
  * time, so nothing on the receive path asks the simulator for the time, and
  * a finished one is reused rather than destroyed (ns-3's EventImpl
- * constructor and destructor are out-of-line library calls, ~50
- * instructions a hop). Reuse keeps the reference counting honest: Notify
+ * constructor and destructor are out-of-line library calls, paid at every
+ * hop otherwise). Reuse keeps the reference counting honest: Notify
  * takes a reference of its own before the simulator drops its one, so a
  * pooled arrival stays alive with a count of 1, and the next Make hands
  * that count to the simulator. An arrival still scheduled when the

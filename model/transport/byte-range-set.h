@@ -2,7 +2,7 @@
  * ByteRangeSet: the byte ranges of one message that have been placed, as
  * sorted disjoint half-open intervals. Adding a range returns only the parts
  * not placed before, so the receiver writes every byte at most once and counts
- * it once however many duplicates arrive (METAROCE.md decision 1: direct
+ * it once however many duplicates arrive (design decision 1, docs/metaroce-design.md: direct
  * placement in any order).
  */
 #ifndef METAROCE_BYTE_RANGE_SET_H

@@ -68,8 +68,8 @@ class RdmaTransport : public Object
                                                                        Ptr<RdmaTransport> b);
 
     /**
-     * Heap accounting of connection set-up (issue 6: transport state per
-     * connection). While on, Connect adds to each of the two transports the
+     * Heap accounting of connection set-up (the transport state a
+     * connection costs). While on, Connect adds to each of the two transports the
      * heap its new endpoint took (glibc mallinfo2: arena plus mmap-ed
      * chunks), binding included. Off by default: mallinfo2 walks the
      * allocator's free lists. Does nothing where the C library cannot

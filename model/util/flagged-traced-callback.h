@@ -3,7 +3,7 @@
  * beside its per-packet state when anything connects to it. A per-packet
  * path then tests a byte on a line it has already loaded instead of each
  * trace's callback list, which on a fabric too large for the cache is a
- * line of its own at every hop (issue 6); the lists are read only once
+ * line of its own at every hop; the lists are read only once
  * something has connected. The flag is never lowered: after a disconnect
  * the per-trace IsEmpty checks decide, as without the flag.
  *

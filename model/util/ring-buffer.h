@@ -4,7 +4,7 @@
  * and a map as soon as it exists), an empty RingBuffer owns no memory: the
  * array is allocated by the first push and released when the last element is
  * popped, so the per-path and per-stream queues of thousands of idle
- * connections cost 24 bytes each (issue 6). Growth moves the elements, and so
+ * connections cost 24 bytes each. Growth moves the elements, and so
  * does emptying the buffer: do not keep references across a push or a pop.
  * KeepStorage = true keeps the array when the buffer empties: for queues that
  * empty and refill at every packet (a port's egress queues), where releasing

@@ -4,8 +4,9 @@
  * ns-3's EthernetHeader, Ipv4Header (20 bytes, real checksum) and UdpHeader
  * (checksum 0, allowed over IPv4 and what RoCEv2 NICs send) would write; a
  * test decodes our frames with those three classes and with tshark. Why one
- * class: adding the three ns-3 headers cost ~3,500 instructions per packet
- * (callgrind, metaroce-fabric-bench), a sixth of the whole forwarding cost.
+ * class: adding the three ns-3 headers one by one costs three Packet
+ * buffer operations per frame, a sixth of the whole forwarding cost when
+ * measured.
  */
 #ifndef METAROCE_FABRIC_FRAME_HEADER_H
 #define METAROCE_FABRIC_FRAME_HEADER_H
@@ -46,7 +47,7 @@ class FabricFrameHeader : public Header
     /**
      * Send side only: a header (the transport's, the test traffic's) that
      * Serialize writes right after these 42 bytes, so a frame costs one
-     * Packet::AddHeader instead of two (~600 instructions per frame). Not
+     * Packet::AddHeader instead of two. Not
      * owned; must outlive the AddHeader call. Deserialize reads the frame
      * headers only, so packet metadata (off unless Packet::EnablePrinting)
      * records the pair as one item.

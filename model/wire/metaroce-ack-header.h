@@ -1,7 +1,7 @@
 /*
  * MetaRoceAckHeader: the receiver's answer to each MetaRoCE data packet, on
  * the path (plane) the packet came in on. It acknowledges the path's sequence
- * space (cumulative + 256-bit SACK vector, METAROCE.md decision 3), echoes
+ * space (cumulative + 256-bit SACK vector, design decision 3, docs/metaroce-design.md), echoes
  * ECN and the packet's timestamp, and carries the receiver's fair-share rate
  * hint for this sender (decision 4).
  *

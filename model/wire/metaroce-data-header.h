@@ -1,6 +1,6 @@
 /*
  * MetaRoceDataHeader: the header of every MetaRoCE data packet, right after
- * UDP. Packets are self-describing (METAROCE.md decision 1): each carries
+ * UDP. Packets are self-describing (design decision 1, docs/metaroce-design.md): each carries
  * where its payload goes, so the receiver places it on arrival in any order.
  *
  * Model assumption (the specification's header is not public): this layout,
@@ -65,7 +65,7 @@ class MetaRoceDataHeader : public Header
     /**
      * Every field back to its default, as assigning a new header would,
      * without making and destroying an ns3::Header (a sender reuses one
-     * header for every packet, issue 6).
+     * header for every packet).
      */
     void Clear()
     {

@@ -1,6 +1,6 @@
 /*
  * SackBitmap: the 256-bit selective-acknowledgement vector of a MetaRoCE path
- * (METAROCE.md decision 3). Bit i stands for path sequence number
+ * (design decision 3, docs/metaroce-design.md). Bit i stands for path sequence number
  * cumulative + 1 + i, where `cumulative` is the lowest sequence number the
  * receiver has not yet seen (so bit 0 is the packet right after the hole).
  * Four 64-bit words, word 0 holding bits 0..63; serialised as 32 bytes,

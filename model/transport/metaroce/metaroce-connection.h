@@ -4,7 +4,7 @@
  * MetaRoceReceiver for the receiving half. It implements the verbs-like
  * RdmaConnection API and is the NIC scheduler's client for its packets.
  *
- * Sending (METAROCE.md decisions 1-4, 6) is split by role, as ns-3 splits
+ * Sending (design decisions 1-4, 6, docs/metaroce-design.md) is split by role, as ns-3 splits
  * TcpSocketBase from TcpCongestionOps and TcpRecoveryOps:
  * - this class: posting and completions, building the packets the NIC
  *   pulls, pacing each plane to the congestion policy's rate (by default

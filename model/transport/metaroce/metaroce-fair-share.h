@@ -1,6 +1,6 @@
 /*
  * MetaRoceFairShare: the receiver NIC's fair-share rate hint for one port
- * (METAROCE.md decision 4). It counts the connections currently sending to
+ * (design decision 4, docs/metaroce-design.md). It counts the connections currently sending to
  * the port and gives each an equal share of the port's capacity, returned on
  * every ACK, so senders jump to their rate instead of searching for it.
  *

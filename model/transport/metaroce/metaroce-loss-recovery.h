@@ -1,6 +1,6 @@
 /*
  * MetaRoceLossRecovery: how a MetaRoCE sender finds and repairs its losses
- * (METAROCE.md decision 3).
+ * (design decision 3, docs/metaroce-design.md).
  * - Gap = loss: one path is one FIFO route, so a packet is lost the moment
  *   an ACK echoes the timestamp of a packet sent after it on the same path
  *   while it is still missing (no duplicate-ACK threshold). Exactly that

@@ -1,6 +1,6 @@
 /*
  * MetaRocePathSelector: which path of a plane carries the plane's next packet
- * (METAROCE.md decision 2). The NIC pulls a packet per plane when its port is
+ * (design decision 2, docs/metaroce-design.md). The NIC pulls a packet per plane when its port is
  * free; the selector answers, in this order of precedence:
  * - a failed path whose probe may go (one probe at a time until an ACK
  *   comes back);

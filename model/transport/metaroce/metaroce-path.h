@@ -1,5 +1,5 @@
 /*
- * MetaRocePath: one path of a MetaRoCE sender (METAROCE.md decision 2): a
+ * MetaRocePath: one path of a MetaRoCE sender (design decision 2, docs/metaroce-design.md): a
  * UDP source port (its ECMP entropy, so one FIFO route through the fabric)
  * with its own sequence space, congestion window, RTT estimator,
  * retransmission timer state and ECN state. The connection keeps

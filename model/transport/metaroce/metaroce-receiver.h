@@ -1,7 +1,7 @@
 /*
  * MetaRoceReceiver: the receiving half of a MetaRoCE connection endpoint.
  *
- * - Direct placement (METAROCE.md decision 1): a packet's payload is written
+ * - Direct placement (design decision 1, docs/metaroce-design.md): a packet's payload is written
  *   at its final address on arrival, in any order; each message tracks the
  *   byte ranges placed (ByteRangeSet), so duplicates are placed once and a
  *   message completes exactly once, when all its bytes are in.

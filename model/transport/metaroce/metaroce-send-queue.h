@@ -1,6 +1,6 @@
 /*
  * MetaRoceSendQueue: the work requests a MetaRoCE sender has accepted and
- * not yet completed, by stream (METAROCE.md decision 6): each message gets
+ * not yet completed, by stream (design decision 6, docs/metaroce-design.md): each message gets
  * the next message sequence of its stream (and a send the next send
  * sequence, its receive match); new data is taken round robin over the
  * streams, a chunk (one packet's payload) at a time, so one stream's long
