@@ -1,6 +1,7 @@
 // The MetaRoCE conformance suite (docs/conformance.md): short simulations
 // with deterministic drops, delays, duplicates and failures injected at
 // chosen packets, each checking what the transport must do.
+#include "metaroce-aimd.h"
 #include "test-metaroce-util.h"
 
 #include "ns3/boolean.h"
@@ -596,4 +597,60 @@ TEST_CASE("conformance: the watchdog reports a transfer that cannot progress",
     CHECK(ev.stalledPaths[0] >= 0); // the paths keep probing: one holds the oldest probe
     CHECK(ev.stalledPaths[0] < int32_t(p.a->GetNPaths()));
     CHECK_FALSE(ev.failures.empty()); // its paths kept failing and probing meanwhile
+}
+
+namespace
+{
+/** MetaRoceAimd that records the flow failures it is told of. */
+class FailureRecordingAimd : public MetaRoceAimd
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::FailureRecordingAimd")
+                                .SetParent<MetaRoceAimd>()
+                                .SetGroupName("MetaRoce")
+                                .AddConstructor<FailureRecordingAimd>();
+        return tid;
+    }
+
+    void FlowFailed(RdmaConnectionCc& conn, RdmaFlowCc& flow, Time now) override
+    {
+        s_failures.push_back(now);
+    }
+
+    static std::vector<Time> s_failures;
+};
+
+std::vector<Time> FailureRecordingAimd::s_failures;
+NS_OBJECT_ENSURE_REGISTERED(FailureRecordingAimd);
+} // namespace
+
+TEST_CASE("conformance: the congestion policy sees a path's failure when it is declared",
+          "[metaroce][conformance]")
+{
+    // A path given up (here: a blackholed route, FailureThreshold timeouts)
+    // is an event of the congestion policy, at the instant of the
+    // connection's PathFailed trace, once per failure.
+    FailureRecordingAimd::s_failures.clear();
+    RdmaTransportHelper helper("ns3::MetaRoceTransport");
+    helper.SetConnectionAttribute("CongestionOps",
+                                  TypeIdValue(FailureRecordingAimd::GetTypeId()));
+    MetaRocePair p = MakeMetaRocePair(TinySpec(), 0, 3, helper);
+    RecordCompletions(p);
+    PathEvents ev;
+    ev.Attach(p.a);
+    DataFaults faults{[&](const MetaRoceDataHeader& h, uint32_t) {
+        return h.pathId == 5 && h.pathEpoch == 0 ? Drop() : Deliver();
+    }};
+    p.Transport(3)->SetDataFaultInjector(MakeCallback(&DataFaults::Call, &faults));
+    const uint32_t rkey = p.b->GetLocalMemory()->Register(0, 4096 * kKiB);
+    p.a->PostWrite(0, 1, 0, rkey, 4096 * kKiB);
+    Simulator::Stop(MilliSeconds(3));
+    Simulator::Run();
+    REQUIRE(p.aDone.size() == 1);
+    REQUIRE(ev.failures.size() == 1);
+    REQUIRE(FailureRecordingAimd::s_failures.size() == 1);
+    CHECK(FailureRecordingAimd::s_failures[0] == std::get<4>(ev.failures[0]));
+    CHECK(FailureRecordingAimd::s_failures[0] > Time(0));
 }
