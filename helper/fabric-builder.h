@@ -6,7 +6,8 @@
  * Attribute precedence, lowest first: the TypeId default (and any
  * Config::SetDefault), then the spec's values (rates, delays, buffers, ECN),
  * then SetPortAttribute/SetSwitchAttribute/SetChannelAttribute on the builder.
- * NIC ports never mark ECN (marking is the switches' job, METAROCE.md #5).
+ * NIC ports never mark ECN (marking is the switches' job: design decision 5,
+ * docs/metaroce-design.md).
  * With /switch/pfc/enabled, every port (switch and NIC) runs PFC with the
  * spec's lossless priority, every switch its ingress accounting, and the
  * fabric gets a FabricPfcMonitor (Fabric::GetPfcMonitor).
@@ -47,6 +48,16 @@ class FabricBuilder : public PcapHelperForDevice
                             bool promiscuous,
                             bool explicitFilename) override;
 
+    /** One RdmaNic per host, on a new Node, host index = node index in Fabric::m_hosts. */
+    void CreateHosts(Fabric& fabric) const;
+    /** One FabricSwitch per switch vertex of the graph, each on a new Node. */
+    void CreateSwitches(Fabric& fabric);
+    /** A switch of \p plane at graph vertex \p vertex, spec values then overrides applied. */
+    Ptr<FabricSwitch> MakeSwitch(uint32_t vertex, uint32_t plane);
+    /** The two ports and the channel of link \p d, each port added to its NIC or switch. */
+    void ConnectLink(const Ptr<Fabric>& fabric, const FabricLinkDesc& d);
+    /** The PFC monitor (with PFC) and the PFC log of the end-of-run checks (in tests). */
+    void AttachPfcObservers(const Ptr<Fabric>& fabric) const;
     Ptr<FabricPort> MakePort(Ptr<Node> node, const FabricLinkSpec& link, bool switchPort);
 
     FabricSpec m_spec;

@@ -109,12 +109,89 @@ FabricGraph::AddLink(uint32_t a, uint32_t b, uint32_t plane, LinkTier tier, uint
 
 namespace
 {
+constexpr uint32_t kUnreached = std::numeric_limits<uint32_t>::max();
+
 uint32_t
 Tier(FabricNodeKind kind)
 {
     return kind == FabricNodeKind::Host ? 0 : kind == FabricNodeKind::Leaf ? 1 : 2;
 }
 } // namespace
+
+void
+FabricGraph::DownDistances(uint32_t host,
+                           const std::vector<bool>& linkUp,
+                           std::vector<uint32_t>& down) const
+{
+    std::fill(down.begin(), down.end(), kUnreached);
+    down[HostVertex(host)] = 0;
+    std::vector<uint32_t> frontier(1, HostVertex(host));
+    std::vector<uint32_t> next;
+    for (uint32_t d = 1; !frontier.empty(); ++d)
+    {
+        next.clear();
+        for (uint32_t x : frontier)
+        {
+            for (auto [e, end] = boost::out_edges(x, m_graph); e != end; ++e)
+            {
+                const uint32_t y = boost::target(*e, m_graph);
+                if (linkUp[m_graph[*e].link] && down[y] == kUnreached &&
+                    Tier(m_graph[y].kind) > Tier(m_graph[x].kind))
+                {
+                    down[y] = d;
+                    next.push_back(y);
+                }
+            }
+        }
+        frontier.swap(next);
+    }
+}
+
+void
+FabricGraph::BestDistances(const std::vector<uint32_t>& byTierDesc,
+                           const std::vector<bool>& linkUp,
+                           const std::vector<uint32_t>& down,
+                           std::vector<uint32_t>& best) const
+{
+    for (uint32_t v : byTierDesc)
+    {
+        best[v] = down[v];
+        for (auto [e, end] = boost::out_edges(v, m_graph); e != end; ++e)
+        {
+            const uint32_t u = boost::target(*e, m_graph);
+            if (linkUp[m_graph[*e].link] && Tier(m_graph[u].kind) > Tier(m_graph[v].kind) &&
+                best[u] != kUnreached)
+            {
+                best[v] = std::min(best[v], best[u] + 1);
+            }
+        }
+    }
+}
+
+std::vector<uint32_t>
+FabricGraph::NextHops(uint32_t v,
+                      const std::vector<bool>& linkUp,
+                      const std::vector<uint32_t>& down,
+                      const std::vector<uint32_t>& best) const
+{
+    std::vector<uint32_t> group;
+    for (auto [e, end] = boost::out_edges(v, m_graph); e != end; ++e)
+    {
+        if (!linkUp[m_graph[*e].link])
+        {
+            continue;
+        }
+        const uint32_t y = boost::target(*e, m_graph);
+        const bool up = Tier(m_graph[y].kind) > Tier(m_graph[v].kind);
+        const uint32_t via = up ? best[y] : down[y];
+        if (via != kUnreached && via + 1 == best[v])
+        {
+            group.push_back(m_graph[*e].link);
+        }
+    }
+    std::sort(group.begin(), group.end());
+    return group;
+}
 
 std::vector<std::vector<std::vector<uint32_t>>>
 FabricGraph::ComputeNextHops(const std::vector<bool>& linkUp) const
@@ -127,7 +204,6 @@ FabricGraph::ComputeNextHops(const std::vector<bool>& linkUp) const
     // valley-free path, min(down[v], 1 + best[u]) over v's upper neighbours u.
     const std::size_t n = NumVertices();
     const uint32_t hosts = m_spec.Hosts();
-    constexpr uint32_t kUnreached = std::numeric_limits<uint32_t>::max();
     std::vector<std::vector<std::vector<uint32_t>>> result(n);
     for (uint32_t v = hosts; v < n; ++v)
     {
@@ -140,66 +216,16 @@ FabricGraph::ComputeNextHops(const std::vector<bool>& linkUp) const
     });
     std::vector<uint32_t> down(n);
     std::vector<uint32_t> best(n);
-    std::vector<uint32_t> frontier;
-    std::vector<uint32_t> next;
     for (uint32_t h = 0; h < hosts; ++h)
     {
-        std::fill(down.begin(), down.end(), kUnreached);
-        down[HostVertex(h)] = 0;
-        frontier.assign(1, HostVertex(h));
-        for (uint32_t d = 1; !frontier.empty(); ++d)
-        {
-            next.clear();
-            for (uint32_t x : frontier)
-            {
-                for (auto [e, end] = boost::out_edges(x, m_graph); e != end; ++e)
-                {
-                    const uint32_t y = boost::target(*e, m_graph);
-                    if (linkUp[m_graph[*e].link] && down[y] == kUnreached &&
-                        Tier(m_graph[y].kind) > Tier(m_graph[x].kind))
-                    {
-                        down[y] = d;
-                        next.push_back(y);
-                    }
-                }
-            }
-            frontier.swap(next);
-        }
+        DownDistances(h, linkUp, down);
+        BestDistances(byTierDesc, linkUp, down, best);
         for (uint32_t v : byTierDesc)
         {
-            best[v] = down[v];
-            for (auto [e, end] = boost::out_edges(v, m_graph); e != end; ++e)
+            if (best[v] != kUnreached)
             {
-                const uint32_t u = boost::target(*e, m_graph);
-                if (linkUp[m_graph[*e].link] && Tier(m_graph[u].kind) > Tier(m_graph[v].kind) &&
-                    best[u] != kUnreached)
-                {
-                    best[v] = std::min(best[v], best[u] + 1);
-                }
+                result[v][h] = NextHops(v, linkUp, down, best);
             }
-        }
-        for (uint32_t v : byTierDesc)
-        {
-            if (best[v] == kUnreached)
-            {
-                continue;
-            }
-            auto& group = result[v][h];
-            for (auto [e, end] = boost::out_edges(v, m_graph); e != end; ++e)
-            {
-                if (!linkUp[m_graph[*e].link])
-                {
-                    continue;
-                }
-                const uint32_t y = boost::target(*e, m_graph);
-                const bool up = Tier(m_graph[y].kind) > Tier(m_graph[v].kind);
-                const uint32_t via = up ? best[y] : down[y];
-                if (via != kUnreached && via + 1 == best[v])
-                {
-                    group.push_back(m_graph[*e].link);
-                }
-            }
-            std::sort(group.begin(), group.end());
         }
     }
     return result;

@@ -100,6 +100,27 @@ class FabricGraph
 
   private:
     uint32_t AddLink(uint32_t a, uint32_t b, uint32_t plane, LinkTier tier, uint32_t parallel);
+    /**
+     * down[v] = hops from vertex v to \p host going only down over links that
+     * are up (a breadth-first search from the host that only climbs).
+     */
+    void DownDistances(uint32_t host,
+                       const std::vector<bool>& linkUp,
+                       std::vector<uint32_t>& down) const;
+    /**
+     * best[v] = hops on the best valley-free path from v, min(down[v], 1 +
+     * best[u]) over its upper neighbours u; \p byTierDesc lists the switches
+     * from the top tier down, so best[u] is final when v is reached.
+     */
+    void BestDistances(const std::vector<uint32_t>& byTierDesc,
+                       const std::vector<bool>& linkUp,
+                       const std::vector<uint32_t>& down,
+                       std::vector<uint32_t>& best) const;
+    /** The links (sorted) leaving switch vertex v on a best valley-free path. */
+    std::vector<uint32_t> NextHops(uint32_t v,
+                                   const std::vector<bool>& linkUp,
+                                   const std::vector<uint32_t>& down,
+                                   const std::vector<uint32_t>& best) const;
 
     const FabricSpec m_spec;
     Graph m_graph;

@@ -121,6 +121,134 @@ FabricPfcLog::Record(std::array<PfcFrameRecord, FabricPort::kPfcPriorities>& slo
 
 // ---- Snapshot ----------------------------------------------------------------
 
+namespace
+{
+/** Port \p i of Fabric::GetAllPorts (already brought up to date) as the checks see it. */
+PortInvariantView
+ReadPortView(const Fabric& fabric, uint32_t i, const FabricPort& port, const FabricPfcLog* log)
+{
+    PortInvariantView v;
+    // GetAllPorts: link l's lower end at 2l, its upper end at 2l + 1.
+    v.name = fabric.GetPortName(i / 2, i % 2 == 1);
+    v.peer = int32_t(i ^ 1);
+    v.linkUp = port.IsLinkUp();
+    const Ptr<FabricChannel> channel = port.GetFabricChannel();
+    v.linkEpoch = channel ? channel->GetEpoch() : 0;
+    v.linkFramesInFlight = channel ? channel->GetFramesInFlight() : 0;
+    v.errorModelDrops = port.GetStats().drops[static_cast<std::size_t>(DropReason::ErrorModel)];
+    v.pfcEnabled = port.IsPfcEnabled();
+    v.dataPriority = port.PriorityOf(FabricPort::kDataClass);
+    v.queueBytesCounter = port.PeekQueueBytes();
+    for (uint32_t cls = 0; cls < FabricPort::kTrafficClasses; ++cls)
+    {
+        v.queuedPsCounter[cls] = port.PeekQueuedPs(cls);
+    }
+    port.ForEachQueued(
+        [&v, &port](uint32_t cls, uint32_t bytes, uint32_t ingress, uint8_t priority, bool pool,
+                    bool lossless) {
+            v.queuedFrameBytes += bytes;
+            v.queuedFramePs[cls] += port.TransmissionPs(bytes);
+            if (pool)
+            {
+                v.poolChargedBytes += bytes;
+            }
+            if (lossless)
+            {
+                v.losslessChargedBytes += bytes;
+                v.losslessCharges.push_back({ingress, priority, bytes});
+            }
+        });
+    for (uint8_t p = 0; p < PortInvariantView::kPriorities; ++p)
+    {
+        v.pauseOpen[p] = port.IsPauseOpen(p);
+        v.pauseStartPs[p] = port.GetPauseStartPs(p);
+        v.pausedUntilPs[p] = port.GetPausedUntilPs(p);
+    }
+    v.pauseWakePs = port.GetPauseWakePs();
+    v.dataClassPaused = port.IsClassPaused(FabricPort::kDataClass);
+    v.controlClassPaused = port.IsClassPaused(FabricPort::kControlClass);
+    v.finishedPausedPs = port.GetStats().pfcPausedPs;
+    v.pausedPs = uint64_t(port.GetPausedTime().GetPicoSeconds());
+    v.maxPausePs = port.PauseQuantaPs(0xffff);
+    v.trackingDepartures = port.IsTrackingDepartures();
+    if (log)
+    {
+        v.logged = true;
+        for (uint8_t p = 0; p < PortInvariantView::kPriorities; ++p)
+        {
+            v.lastSent[p] = log->LastSent(i, p);
+            v.lastReceived[p] = log->LastReceived(i, p);
+            v.lastReceivedPausePs[p] = port.PauseQuantaPs(v.lastReceived[p].quanta);
+        }
+    }
+    return v;
+}
+
+/** Appends switch \p sw (named \p name) to s.switches and marks its ports' views as its. */
+void
+AddSwitchView(FabricInvariantSnapshot& s,
+              const std::string& name,
+              const FabricSwitch& sw,
+              const std::unordered_map<const FabricPort*, uint32_t>& index)
+{
+    SwitchInvariantView w;
+    w.name = name;
+    w.pfcEnabled = sw.IsPfcEnabled();
+    if (const Ptr<SharedBuffer> buffer = sw.GetBuffer())
+    {
+        w.capacity = buffer->Capacity();
+        w.reserved = buffer->Reserved();
+        w.used = buffer->Used();
+        w.xoffBytesNow = sw.GetPfcXoffBytes();
+    }
+    w.staticXoffBytes = sw.GetPfcStaticXoffBytes();
+    w.xonDeltaBytes = sw.GetPfcXonDeltaBytes();
+    w.xoffNow = sw.GetPfcXoffNow();
+    const uint32_t n = sw.GetNPorts();
+    w.ports.resize(n);
+    w.headroomCap.resize(n);
+    w.refreshIntervalPs.resize(n);
+    w.ingress.resize(n);
+    for (uint32_t j = 0; j < n; ++j)
+    {
+        const Ptr<FabricPort> port = sw.GetPort(j);
+        const auto it = index.find(PeekPointer(port));
+        NS_ABORT_MSG_IF(it == index.end(), "invariants: switch " << w.name << " port " << j
+                                                                 << " is on no link");
+        w.ports[j] = it->second;
+        s.ports[it->second].owner = int32_t(s.switches.size());
+        s.ports[it->second].sinkIndex = j;
+        w.headroomCap[j] = sw.GetPfcHeadroomBytes(j);
+        // ScheduleRefresh: half the pause time, truncated to whole nanoseconds.
+        w.refreshIntervalPs[j] =
+            int64_t(port->PauseQuantaPs(sw.GetPfcPauseQuanta()) / 2 / 1000) * 1000;
+        for (uint8_t p = 0; p < PortInvariantView::kPriorities; ++p)
+        {
+            PfcIngressView& in = w.ingress[j][p];
+            in.shared = sw.GetPfcSharedBytes(j, p);
+            in.headroom = sw.GetPfcHeadroomUsedBytes(j, p);
+            in.xoff = sw.IsPfcXoff(j, p);
+            in.refreshPs = sw.GetPfcRefreshPs(j, p);
+        }
+    }
+    for (uint32_t j = 0; j < n; ++j)
+    {
+        for (const auto& [ingress, priority, bytes] : s.ports[w.ports[j]].losslessCharges)
+        {
+            if (ingress < n && priority < PortInvariantView::kPriorities)
+            {
+                w.ingress[ingress][priority].queuedLossless += bytes;
+            }
+            else
+            {
+                w.strayLosslessBytes += bytes;
+            }
+        }
+    }
+    s.switches.push_back(std::move(w));
+}
+} // namespace
+
 FabricInvariantSnapshot
 TakeInvariantSnapshot(Fabric& fabric, const FabricPfcLog* log)
 {
@@ -134,133 +262,69 @@ TakeInvariantSnapshot(Fabric& fabric, const FabricPfcLog* log)
     }
     s.nowPs = Simulator::Now().GetPicoSeconds();
     std::unordered_map<const FabricPort*, uint32_t> index;
-    s.ports.resize(ports.size());
     for (uint32_t i = 0; i < ports.size(); ++i)
     {
-        const FabricPort& port = *ports[i];
-        index[&port] = i;
-        PortInvariantView& v = s.ports[i];
-        // GetAllPorts: link l's lower end at 2l, its upper end at 2l + 1.
-        v.name = fabric.GetPortName(i / 2, i % 2 == 1);
-        v.peer = int32_t(i ^ 1);
-        v.linkUp = port.IsLinkUp();
-        const Ptr<FabricChannel> channel = port.GetFabricChannel();
-        v.linkEpoch = channel ? channel->GetEpoch() : 0;
-        v.linkFramesInFlight = channel ? channel->GetFramesInFlight() : 0;
-        v.errorModelDrops = port.GetStats().drops[static_cast<std::size_t>(DropReason::ErrorModel)];
-        v.pfcEnabled = port.IsPfcEnabled();
-        v.dataPriority = port.PriorityOf(FabricPort::kDataClass);
-        v.queueBytesCounter = port.PeekQueueBytes();
-        for (uint32_t cls = 0; cls < FabricPort::kTrafficClasses; ++cls)
-        {
-            v.queuedPsCounter[cls] = port.PeekQueuedPs(cls);
-        }
-        port.ForEachQueued(
-            [&v, &port](uint32_t cls, uint32_t bytes, uint32_t ingress, uint8_t priority, bool pool,
-                        bool lossless) {
-                v.queuedFrameBytes += bytes;
-                v.queuedFramePs[cls] += port.TransmissionPs(bytes);
-                if (pool)
-                {
-                    v.poolChargedBytes += bytes;
-                }
-                if (lossless)
-                {
-                    v.losslessChargedBytes += bytes;
-                    v.losslessCharges.push_back({ingress, priority, bytes});
-                }
-            });
-        for (uint8_t p = 0; p < PortInvariantView::kPriorities; ++p)
-        {
-            v.pauseOpen[p] = port.IsPauseOpen(p);
-            v.pauseStartPs[p] = port.GetPauseStartPs(p);
-            v.pausedUntilPs[p] = port.GetPausedUntilPs(p);
-        }
-        v.pauseWakePs = port.GetPauseWakePs();
-        v.dataClassPaused = port.IsClassPaused(FabricPort::kDataClass);
-        v.controlClassPaused = port.IsClassPaused(FabricPort::kControlClass);
-        v.finishedPausedPs = port.GetStats().pfcPausedPs;
-        v.pausedPs = uint64_t(port.GetPausedTime().GetPicoSeconds());
-        v.maxPausePs = port.PauseQuantaPs(0xffff);
-        v.trackingDepartures = port.IsTrackingDepartures();
-        if (log)
-        {
-            v.logged = true;
-            for (uint8_t p = 0; p < PortInvariantView::kPriorities; ++p)
-            {
-                v.lastSent[p] = log->LastSent(i, p);
-                v.lastReceived[p] = log->LastReceived(i, p);
-                v.lastReceivedPausePs[p] = port.PauseQuantaPs(v.lastReceived[p].quanta);
-            }
-        }
+        index[PeekPointer(ports[i])] = i;
+        s.ports.push_back(ReadPortView(fabric, i, *ports[i], log));
     }
     for (uint32_t vertex = 0; vertex < fabric.GetGraph().NumVertices(); ++vertex)
     {
-        const Ptr<FabricSwitch> sw = fabric.GetSwitchAt(vertex);
-        if (!sw)
+        if (const Ptr<FabricSwitch> sw = fabric.GetSwitchAt(vertex))
         {
-            continue;
+            AddSwitchView(s, fabric.GetGraph().VertexName(vertex), *sw, index);
         }
-        SwitchInvariantView w;
-        w.name = fabric.GetGraph().VertexName(vertex);
-        w.pfcEnabled = sw->IsPfcEnabled();
-        if (const Ptr<SharedBuffer> buffer = sw->GetBuffer())
-        {
-            w.capacity = buffer->Capacity();
-            w.reserved = buffer->Reserved();
-            w.used = buffer->Used();
-            w.xoffBytesNow = sw->GetPfcXoffBytes();
-        }
-        w.staticXoffBytes = sw->GetPfcStaticXoffBytes();
-        w.xonDeltaBytes = sw->GetPfcXonDeltaBytes();
-        w.xoffNow = sw->GetPfcXoffNow();
-        const uint32_t n = sw->GetNPorts();
-        w.ports.resize(n);
-        w.headroomCap.resize(n);
-        w.refreshIntervalPs.resize(n);
-        w.ingress.resize(n);
-        for (uint32_t j = 0; j < n; ++j)
-        {
-            const Ptr<FabricPort> port = sw->GetPort(j);
-            const auto it = index.find(PeekPointer(port));
-            NS_ABORT_MSG_IF(it == index.end(), "invariants: switch " << w.name << " port " << j
-                                                                     << " is on no link");
-            w.ports[j] = it->second;
-            s.ports[it->second].owner = int32_t(s.switches.size());
-            s.ports[it->second].sinkIndex = j;
-            w.headroomCap[j] = sw->GetPfcHeadroomBytes(j);
-            // ScheduleRefresh: half the pause time, truncated to whole nanoseconds.
-            w.refreshIntervalPs[j] =
-                int64_t(port->PauseQuantaPs(sw->GetPfcPauseQuanta()) / 2 / 1000) * 1000;
-            for (uint8_t p = 0; p < PortInvariantView::kPriorities; ++p)
-            {
-                PfcIngressView& in = w.ingress[j][p];
-                in.shared = sw->GetPfcSharedBytes(j, p);
-                in.headroom = sw->GetPfcHeadroomUsedBytes(j, p);
-                in.xoff = sw->IsPfcXoff(j, p);
-                in.refreshPs = sw->GetPfcRefreshPs(j, p);
-            }
-        }
-        for (uint32_t j = 0; j < n; ++j)
-        {
-            for (const auto& [ingress, priority, bytes] : s.ports[w.ports[j]].losslessCharges)
-            {
-                if (ingress < n && priority < PortInvariantView::kPriorities)
-                {
-                    w.ingress[ingress][priority].queuedLossless += bytes;
-                }
-                else
-                {
-                    w.strayLosslessBytes += bytes;
-                }
-            }
-        }
-        s.switches.push_back(std::move(w));
     }
     return s;
 }
 
 // ---- Buffers -------------------------------------------------------------------
+
+namespace
+{
+/** One switch's shared buffer against what its ports and ingresses hold. */
+void
+CheckSharedBuffer(const FabricInvariantSnapshot& s, const SwitchInvariantView& sw, Violations& v)
+{
+    // The pool holds the lossy frames (TryReserve in EnqueueAt) and the
+    // lossless bytes below XOFF (TryChargeShared); headroom bytes are
+    // reserved, not used. Releases mirror both.
+    uint64_t pool = 0;
+    for (uint32_t j = 0; j < sw.ports.size(); ++j)
+    {
+        pool += s.ports[sw.ports[j]].poolChargedBytes;
+    }
+    uint64_t shared = 0;
+    uint64_t headroomCaps = 0;
+    for (uint32_t j = 0; j < sw.ingress.size(); ++j)
+    {
+        for (const PfcIngressView& in : sw.ingress[j])
+        {
+            shared += in.shared;
+        }
+        headroomCaps += sw.headroomCap[j];
+    }
+    if (sw.used != pool + shared)
+    {
+        v.Add("shared buffer", "switch ", sw.name, " has ", sw.used,
+              " bytes in use, its charges account for ", pool + shared, " (lossy ", pool,
+              " + lossless below XOFF ", shared, ")");
+    }
+    // TryReserve refuses beyond capacity - reserved, and Release only
+    // gives back what was reserved: an underflow would wrap above it.
+    if (sw.reserved > sw.capacity || sw.used > sw.capacity - sw.reserved)
+    {
+        v.Add("shared buffer", "switch ", sw.name, " uses ", sw.used, " bytes of a pool of ",
+              sw.capacity, " - ", sw.reserved, " reserved");
+    }
+    // AddPort reserves each port's headroom out of the buffer under PFC.
+    const uint64_t reserved = sw.pfcEnabled ? headroomCaps : 0;
+    if (sw.reserved != reserved)
+    {
+        v.Add("shared buffer", "switch ", sw.name, " reserves ", sw.reserved,
+              " bytes, its ports' headroom is ", reserved);
+    }
+}
+} // namespace
 
 std::vector<std::string>
 CheckBufferInvariants(const FabricInvariantSnapshot& s)
@@ -307,44 +371,7 @@ CheckBufferInvariants(const FabricInvariantSnapshot& s)
     }
     for (const SwitchInvariantView& sw : s.switches)
     {
-        // The pool holds the lossy frames (TryReserve in EnqueueAt) and the
-        // lossless bytes below XOFF (TryChargeShared); headroom bytes are
-        // reserved, not used. Releases mirror both.
-        uint64_t pool = 0;
-        for (uint32_t j = 0; j < sw.ports.size(); ++j)
-        {
-            pool += s.ports[sw.ports[j]].poolChargedBytes;
-        }
-        uint64_t shared = 0;
-        uint64_t headroomCaps = 0;
-        for (uint32_t j = 0; j < sw.ingress.size(); ++j)
-        {
-            for (const PfcIngressView& in : sw.ingress[j])
-            {
-                shared += in.shared;
-            }
-            headroomCaps += sw.headroomCap[j];
-        }
-        if (sw.used != pool + shared)
-        {
-            v.Add("shared buffer", "switch ", sw.name, " has ", sw.used,
-                  " bytes in use, its charges account for ", pool + shared, " (lossy ", pool,
-                  " + lossless below XOFF ", shared, ")");
-        }
-        // TryReserve refuses beyond capacity - reserved, and Release only
-        // gives back what was reserved: an underflow would wrap above it.
-        if (sw.reserved > sw.capacity || sw.used > sw.capacity - sw.reserved)
-        {
-            v.Add("shared buffer", "switch ", sw.name, " uses ", sw.used, " bytes of a pool of ",
-                  sw.capacity, " - ", sw.reserved, " reserved");
-        }
-        // AddPort reserves each port's headroom out of the buffer under PFC.
-        const uint64_t reserved = sw.pfcEnabled ? headroomCaps : 0;
-        if (sw.reserved != reserved)
-        {
-            v.Add("shared buffer", "switch ", sw.name, " reserves ", sw.reserved,
-                  " bytes, its ports' headroom is ", reserved);
-        }
+        CheckSharedBuffer(s, sw, v);
     }
     return out;
 }
@@ -353,6 +380,29 @@ CheckBufferInvariants(const FabricInvariantSnapshot& s)
 
 namespace
 {
+
+/** A port's class pause view and its paused time, against its priorities' pauses. */
+void
+CheckPausedTotals(const PortInvariantView& port, int64_t now, Violations& v)
+{
+    // UpdateClassPauses copies the data priority's end to its class after
+    // every change; control frames are never paused.
+    const bool dataPaused = port.pfcEnabled && port.pausedUntilPs[port.dataPriority] > now;
+    if (port.dataClassPaused != dataPaused || port.controlClassPaused)
+    {
+        v.Add("pfc pause", "port ", port.name, ": class view (data ", port.dataClassPaused,
+              ", control ", port.controlClassPaused, ") differs from the priority state (data ",
+              dataPaused, ", control 0)");
+    }
+    // Each episode adds end - start >= 0; only one priority obeys, so the
+    // total cannot exceed the time elapsed (a negative episode would wrap).
+    if (port.pausedPs < port.finishedPausedPs || port.pausedPs > uint64_t(std::max<int64_t>(0, now)) ||
+        (!port.pfcEnabled && port.pausedPs != 0))
+    {
+        v.Add("pfc paused time", "port ", port.name, " paused ", Us(int64_t(port.pausedPs)),
+              " (finished episodes ", Us(int64_t(port.finishedPausedPs)), ") at ", Us(now));
+    }
+}
 
 /** The transmitter side: pauses a port obeys. */
 void
@@ -433,22 +483,98 @@ CheckPausedPort(const FabricInvariantSnapshot& s,
         v.Add("pfc pause", "port ", port.name, ": pause wake-up pending at ", Us(port.pauseWakePs),
               " with no pause open");
     }
-    // UpdateClassPauses copies the data priority's end to its class after
-    // every change; control frames are never paused.
-    const bool dataPaused = port.pfcEnabled && port.pausedUntilPs[port.dataPriority] > now;
-    if (port.dataClassPaused != dataPaused || port.controlClassPaused)
+    CheckPausedTotals(port, now, v);
+}
+
+/**
+ * What the upstream of one (ingress, priority) of a PFC switch believes. Only the switch sends
+ * PFC frames out of its ports: PAUSE(quanta) at StartXoff and at each refresh, PAUSE(0) at
+ * EndXoff, each only while the link is up (SendPfc). So while the link has been up since the last
+ * one (same epoch), that frame says the state: PAUSE iff XOFF, and the refresh is due exactly half
+ * a pause after it.
+ */
+void
+CheckUpstream(const FabricInvariantSnapshot& s,
+              const SwitchInvariantView& sw,
+              uint32_t j,
+              uint8_t p,
+              Violations& v,
+              PfcCheckCoverage& cov)
+{
+    const PfcIngressView& in = sw.ingress[j][p];
+    const PortInvariantView& port = s.ports[sw.ports[j]];
+    const std::string what = "switch " + sw.name + " ingress " + port.name + " " + Prio(p);
+    if (!port.logged || !port.linkUp)
     {
-        v.Add("pfc pause", "port ", port.name, ": class view (data ", port.dataClassPaused,
-              ", control ", port.controlClassPaused, ") differs from the priority state (data ",
-              dataPaused, ", control 0)");
+        return;
     }
-    // Each episode adds end - start >= 0; only one priority obeys, so the
-    // total cannot exceed the time elapsed (a negative episode would wrap).
-    if (port.pausedPs < port.finishedPausedPs || port.pausedPs > uint64_t(std::max<int64_t>(0, now)) ||
-        (!port.pfcEnabled && port.pausedPs != 0))
+    const PfcFrameRecord& sent = port.lastSent[p];
+    if (!sent.valid || sent.epoch != port.linkEpoch)
     {
-        v.Add("pfc paused time", "port ", port.name, " paused ", Us(int64_t(port.pausedPs)),
-              " (finished episodes ", Us(int64_t(port.finishedPausedPs)), ") at ", Us(now));
+        return; // nothing sent since the link came up: the refresh sends within half a pause
+    }
+    if (in.xoff != (sent.quanta > 0))
+    {
+        v.Add("pfc peer", what, ": ", in.xoff ? "in XOFF" : "not in XOFF",
+              " but the last PFC frame it sent (", Us(sent.atPs), ") was PAUSE(", sent.quanta,
+              ")");
+    }
+    if (in.xoff && sent.quanta > 0 && in.refreshPs >= 0 &&
+        in.refreshPs != sent.atPs + sw.refreshIntervalPs[j])
+    {
+        v.Add("pfc refresh", what, ": last PAUSE at ", Us(sent.atPs), ", refresh at ",
+              Us(in.refreshPs), ", not half a pause (", Us(sw.refreshIntervalPs[j]), ") later");
+    }
+    const PortInvariantView& peer = s.ports[port.peer];
+    if (!peer.pfcEnabled || peer.dataPriority != p)
+    {
+        return; // the upstream ignores this priority: nothing to believe
+    }
+    const PfcFrameRecord& heard = peer.lastReceived[p];
+    if (heard.valid && heard.uid == sent.uid)
+    {
+        if (in.xoff)
+        {
+            // The PAUSE arrived at heard.atPs >= sent.atPs and pauses until
+            // arrival + quanta x 512 bit times; the refresh is due at
+            // sent.atPs + half of that and is still pending, so now is before
+            // the pause ends: while XOFF lasts, the upstream is paused,
+            // without a gap between a PAUSE and its refresh.
+            if (!(peer.pauseOpen[p] && peer.pausedUntilPs[p] > s.nowPs))
+            {
+                v.Add("pfc peer", what, ": in XOFF, ", peer.name, " heard PAUSE(", heard.quanta,
+                      ") at ", Us(heard.atPs), " but is not paused now (pause until ",
+                      Us(peer.pausedUntilPs[p]), ")");
+            }
+            else
+            {
+                ++cov.peerPausedConfirmed;
+            }
+        }
+        else if (sent.quanta == 0)
+        {
+            // The resume ends the pause at once (EndPause in ReceivePfc).
+            if (peer.pauseOpen[p])
+            {
+                v.Add("pfc peer", what, ": ", peer.name, " received the resume at ",
+                      Us(heard.atPs), " but still has a pause open");
+            }
+            else
+            {
+                ++cov.peerResumedConfirmed;
+            }
+        }
+    }
+    else if (peer.linkFramesInFlight == 0 && peer.errorModelDrops == 0)
+    {
+        // Not received: it is on the wire, or the receiver's error model
+        // lost it (then the refresh, or the expiry, repairs the state).
+        v.Add("pfc peer", what, ": its last PFC frame (", Us(sent.atPs),
+              ") never reached ", peer.name, ", is not on the wire and cannot have been lost");
+    }
+    else
+    {
+        ++cov.pauseFrameInFlight;
     }
 }
 
@@ -524,86 +650,8 @@ CheckIngress(const FabricInvariantSnapshot& s,
         v.Add("pfc refresh", what, ": refresh pending at ", Us(in.refreshPs), " while not in XOFF");
     }
 
-    // What the upstream believes. Only the switch sends PFC frames out of
-    // its ports: PAUSE(quanta) at StartXoff and at each refresh, PAUSE(0) at
-    // EndXoff, each only while the link is up (SendPfc). So while the link
-    // has been up since the last one (same epoch), that frame says the
-    // state: PAUSE iff XOFF, and the refresh is due exactly half a pause
-    // after it.
-    if (!port.logged || !port.linkUp)
-    {
-        return;
-    }
-    const PfcFrameRecord& sent = port.lastSent[p];
-    if (!sent.valid || sent.epoch != port.linkEpoch)
-    {
-        return; // nothing sent since the link came up: the refresh sends within half a pause
-    }
-    if (in.xoff != (sent.quanta > 0))
-    {
-        v.Add("pfc peer", what, ": ", in.xoff ? "in XOFF" : "not in XOFF",
-              " but the last PFC frame it sent (", Us(sent.atPs), ") was PAUSE(", sent.quanta,
-              ")");
-    }
-    if (in.xoff && sent.quanta > 0 && in.refreshPs >= 0 &&
-        in.refreshPs != sent.atPs + sw.refreshIntervalPs[j])
-    {
-        v.Add("pfc refresh", what, ": last PAUSE at ", Us(sent.atPs), ", refresh at ",
-              Us(in.refreshPs), ", not half a pause (", Us(sw.refreshIntervalPs[j]), ") later");
-    }
-    const PortInvariantView& peer = s.ports[port.peer];
-    if (!peer.pfcEnabled || peer.dataPriority != p)
-    {
-        return; // the upstream ignores this priority: nothing to believe
-    }
-    const PfcFrameRecord& heard = peer.lastReceived[p];
-    if (heard.valid && heard.uid == sent.uid)
-    {
-        if (in.xoff)
-        {
-            // The PAUSE arrived at heard.atPs >= sent.atPs and pauses until
-            // arrival + quanta x 512 bit times; the refresh is due at
-            // sent.atPs + half of that and is still pending, so now is before
-            // the pause ends: while XOFF lasts, the upstream is paused,
-            // without a gap between a PAUSE and its refresh.
-            if (!(peer.pauseOpen[p] && peer.pausedUntilPs[p] > now))
-            {
-                v.Add("pfc peer", what, ": in XOFF, ", peer.name, " heard PAUSE(", heard.quanta,
-                      ") at ", Us(heard.atPs), " but is not paused now (pause until ",
-                      Us(peer.pausedUntilPs[p]), ")");
-            }
-            else
-            {
-                ++cov.peerPausedConfirmed;
-            }
-        }
-        else if (sent.quanta == 0)
-        {
-            // The resume ends the pause at once (EndPause in ReceivePfc).
-            if (peer.pauseOpen[p])
-            {
-                v.Add("pfc peer", what, ": ", peer.name, " received the resume at ",
-                      Us(heard.atPs), " but still has a pause open");
-            }
-            else
-            {
-                ++cov.peerResumedConfirmed;
-            }
-        }
-    }
-    else if (peer.linkFramesInFlight == 0 && peer.errorModelDrops == 0)
-    {
-        // Not received: it is on the wire, or the receiver's error model
-        // lost it (then the refresh, or the expiry, repairs the state).
-        v.Add("pfc peer", what, ": its last PFC frame (", Us(sent.atPs),
-              ") never reached ", peer.name, ", is not on the wire and cannot have been lost");
-    }
-    else
-    {
-        ++cov.pauseFrameInFlight;
-    }
+    CheckUpstream(s, sw, j, p, v, cov);
 }
-
 } // namespace
 
 std::vector<std::string>

@@ -154,16 +154,10 @@ ReadPfc(JsonReader pfc, uint64_t bufferBytes)
     return spec;
 }
 
-FabricSpec
-Parse(const nlohmann::json& j, const std::string& sourceFile)
+/** /name and /description. */
+void
+ReadIdentity(const JsonReader& root, FabricSpec& spec)
 {
-    FabricSpec spec;
-    spec.sourceFile = sourceFile;
-
-    JsonReader root(j, sourceFile);
-    root.ExpectObject(
-        {"name", "description", "planes", "clos", "hosts", "links", "switch", "host", "routing"});
-
     spec.name = root["name"].AsString();
     if (!IsValidName(spec.name))
     {
@@ -174,10 +168,12 @@ Parse(const nlohmann::json& j, const std::string& sourceFile)
     {
         root["description"].Fail("a non-empty one-line description");
     }
+}
 
-    spec.planes = static_cast<uint32_t>(root["planes"].AsUnsigned(1, kMaxPlanes));
-
-    JsonReader clos = root["clos"];
+/** /clos: the shape of one plane. */
+void
+ReadClos(JsonReader clos, FabricSpec& spec)
+{
     clos.ExpectObject({"leaves", "spines", "hosts_per_leaf", "links_per_leaf_spine"});
     spec.leavesPerPlane = static_cast<uint32_t>(clos["leaves"].AsUnsigned(1, kMaxHosts));
     const bool multiLeaf = spec.leavesPerPlane > 1;
@@ -206,17 +202,12 @@ Parse(const nlohmann::json& j, const std::string& sourceFile)
             0,
             "/clos/spines is 0, so there are no leaf-spine links; the key may be omitted");
     }
+}
 
-    if (root["hosts"].IsPresent())
-    {
-        root["hosts"].AsUnsigned(
-            spec.Hosts(),
-            spec.Hosts(),
-            "/clos/leaves * /clos/hosts_per_leaf = " + std::to_string(spec.leavesPerPlane) + " * " +
-                std::to_string(spec.hostsPerLeaf));
-    }
-
-    JsonReader links = root["links"];
+/** /links: the leaf-spine class exactly when the planes have spines. */
+void
+ReadLinks(JsonReader links, FabricSpec& spec)
+{
     links.ExpectObject({"host_leaf", "leaf_spine"});
     spec.hostLink = ReadLink(links["host_leaf"]);
     if (spec.spinesPerPlane > 0)
@@ -233,8 +224,31 @@ Parse(const nlohmann::json& j, const std::string& sourceFile)
         links["leaf_spine"].Fail(
             "no key here (/clos/spines is 0, so there are no leaf-spine links)");
     }
+}
 
-    JsonReader sw = root["switch"];
+/** /switch/ecn; the thresholds lie within one port's buffer. */
+FabricEcnSpec
+ReadEcn(JsonReader ecn, uint64_t portBuffer)
+{
+    ecn.ExpectObject({"enabled", "kmin_bytes", "kmax_bytes", "pmax"});
+    FabricEcnSpec spec;
+    spec.enabled = ecn["enabled"].IsPresent() ? ecn["enabled"].AsBool() : true;
+    // Thresholds are required even when marking is disabled, so that turning
+    // it on is a one-word change that cannot pick up hidden defaults.
+    spec.kminBytes = static_cast<uint32_t>(
+        ecn["kmin_bytes"].AsUnsigned(0, portBuffer, "at most /switch/port_buffer_bytes"));
+    spec.kmaxBytes = static_cast<uint32_t>(
+        ecn["kmax_bytes"].AsUnsigned(spec.kminBytes,
+                                     portBuffer,
+                                     "at least kmin_bytes, at most /switch/port_buffer_bytes"));
+    spec.pmax = ecn["pmax"].AsNumber(0.0, 1.0, "a probability");
+    return spec;
+}
+
+/** /switch; its PFC headroom is checked against the whole fabric's shape and links. */
+void
+ReadSwitch(JsonReader sw, FabricSpec& spec)
+{
     sw.ExpectObject({"buffer_bytes", "port_buffer_bytes", "ecn", "detection_delay", "pfc"});
     spec.switches.bufferBytes =
         sw["buffer_bytes"].AsUnsigned(kJumboFrameBytes, kMaxSwitchBufferBytes);
@@ -242,20 +256,7 @@ Parse(const nlohmann::json& j, const std::string& sourceFile)
         kJumboFrameBytes,
         std::min(spec.switches.bufferBytes, kMaxPortBufferBytes),
         "at least one 9000-byte jumbo frame, at most /switch/buffer_bytes"));
-
-    JsonReader ecn = sw["ecn"];
-    ecn.ExpectObject({"enabled", "kmin_bytes", "kmax_bytes", "pmax"});
-    spec.switches.ecn.enabled = ecn["enabled"].IsPresent() ? ecn["enabled"].AsBool() : true;
-    // Thresholds are required even when marking is disabled, so that turning
-    // it on is a one-word change that cannot pick up hidden defaults.
-    const uint64_t portBuffer = spec.switches.portBufferBytes;
-    spec.switches.ecn.kminBytes = static_cast<uint32_t>(
-        ecn["kmin_bytes"].AsUnsigned(0, portBuffer, "at most /switch/port_buffer_bytes"));
-    spec.switches.ecn.kmaxBytes = static_cast<uint32_t>(
-        ecn["kmax_bytes"].AsUnsigned(spec.switches.ecn.kminBytes,
-                                     portBuffer,
-                                     "at least kmin_bytes, at most /switch/port_buffer_bytes"));
-    spec.switches.ecn.pmax = ecn["pmax"].AsNumber(0.0, 1.0, "a probability");
+    spec.switches.ecn = ReadEcn(sw["ecn"], spec.switches.portBufferBytes);
     spec.switches.detectionDelay = sw["detection_delay"].AsDuration(0, kMaxDelayNs);
     if (sw["pfc"].IsPresent())
     {
@@ -271,6 +272,30 @@ Parse(const nlohmann::json& j, const std::string& sourceFile)
                 std::to_string(spec.switches.bufferBytes));
         }
     }
+}
+
+FabricSpec
+Parse(const nlohmann::json& j, const std::string& sourceFile)
+{
+    FabricSpec spec;
+    spec.sourceFile = sourceFile;
+
+    JsonReader root(j, sourceFile);
+    root.ExpectObject(
+        {"name", "description", "planes", "clos", "hosts", "links", "switch", "host", "routing"});
+    ReadIdentity(root, spec);
+    spec.planes = static_cast<uint32_t>(root["planes"].AsUnsigned(1, kMaxPlanes));
+    ReadClos(root["clos"], spec);
+    if (root["hosts"].IsPresent())
+    {
+        root["hosts"].AsUnsigned(
+            spec.Hosts(),
+            spec.Hosts(),
+            "/clos/leaves * /clos/hosts_per_leaf = " + std::to_string(spec.leavesPerPlane) + " * " +
+                std::to_string(spec.hostsPerLeaf));
+    }
+    ReadLinks(root["links"], spec);
+    ReadSwitch(root["switch"], spec);
 
     JsonReader host = root["host"];
     host.ExpectObject({"port_buffer_bytes"});

@@ -2,7 +2,7 @@
  * FabricSpec: the validated, in-memory form of a JSON fabric description
  * (docs/fabric-format.md). A multi-plane fabric is `planes` identical,
  * independent two-tier Clos networks; every host has one NIC port per plane,
- * port k attached to a leaf of plane k (METAROCE.md, "plane").
+ * port k attached to a leaf of plane k (docs/metaroce-design.md, "plane").
  *
  * Loading never crashes and never fills a required field silently: every
  * problem raises FabricSpecError whose message names the file, the JSON path
