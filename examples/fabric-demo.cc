@@ -174,10 +174,9 @@ main(int argc, char* argv[])
     {
         std::cout << " " << DropReasonName(static_cast<DropReason>(r)) << "=" << stats.drops[r];
     }
-    std::cout << "\n  " << stats.packetHops << " packet-hops, " << metrics.Events()
-              << " events in " << std::setprecision(2) << metrics.WallSeconds() << " s wall ("
-              << std::setprecision(0) << stats.packetHops / metrics.WallSeconds()
-              << " hops/s)\n";
+    std::cout << "\n  " << stats.packetHops << " packet-hops, " << metrics.Events() << " events in "
+              << std::setprecision(2) << metrics.WallSeconds() << " s wall ("
+              << std::setprecision(0) << stats.packetHops / metrics.WallSeconds() << " hops/s)\n";
 
     if (!outDir.empty())
     {

@@ -14,11 +14,10 @@
  */
 #include "run-metrics.h"
 
-#include <nlohmann/json.hpp>
-
 #include "ns3/core-module.h"
 
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 using namespace ns3;
 

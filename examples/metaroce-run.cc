@@ -114,11 +114,10 @@ main(int argc, char* argv[])
         }
         runner.Write(out);
         const auto& s = results["summary"];
-        std::cout << results["experiment"].get<std::string>() << ": goodput "
-                  << s["goodput_gbps"] << " Gb/s, normalized " << s["normalized_goodput"]
-                  << ", retransmitted " << s["retransmitted_packets"] << ", "
-                  << s["completed_messages"] << " messages, " << s["wall_seconds"]
-                  << " s wall -> " << out << "/results.json\n";
+        std::cout << results["experiment"].get<std::string>() << ": goodput " << s["goodput_gbps"]
+                  << " Gb/s, normalized " << s["normalized_goodput"] << ", retransmitted "
+                  << s["retransmitted_packets"] << ", " << s["completed_messages"] << " messages, "
+                  << s["wall_seconds"] << " s wall -> " << out << "/results.json\n";
         Simulator::Destroy();
     }
     catch (const ConfigError& e)

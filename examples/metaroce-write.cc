@@ -118,15 +118,15 @@ main(int argc, char* argv[])
         // lost with probability --loss end to end.
         int64_t stream = 100000;
         for (uint32_t h = 0; h < fabric->GetNHosts(); ++h)
-        for (uint32_t plane = 0; plane < fabric->GetNPlanes(); ++plane)
-        {
-            Ptr<FabricPort> port = fabric->GetNic(h)->GetPort(plane);
-            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
-            em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
-            em->SetRate(loss);
-            em->AssignStreams(stream++);
-            port->SetAttribute("ReceiveErrorModel", PointerValue(em));
-        }
+            for (uint32_t plane = 0; plane < fabric->GetNPlanes(); ++plane)
+            {
+                Ptr<FabricPort> port = fabric->GetNic(h)->GetPort(plane);
+                Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+                em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+                em->SetRate(loss);
+                em->AssignStreams(stream++);
+                port->SetAttribute("ReceiveErrorModel", PointerValue(em));
+            }
     }
     if (!pcap.empty())
     {
@@ -161,34 +161,33 @@ main(int argc, char* argv[])
         lineBps += fabric->GetNic(src)->GetPort(p)->GetDataRate().GetBitRate();
     }
     // Goodput: payload bytes placed at the receiver (duplicates excluded).
-    const double goodput =
-        DynamicCast<MetaRoceConnection>(b)->GetReceiverStats().placedBytes * 8.0 /
-        duration.GetSeconds();
+    const double goodput = DynamicCast<MetaRoceConnection>(b)->GetReceiverStats().placedBytes *
+                           8.0 / duration.GetSeconds();
     const auto& st = conn->GetStats();
     std::cout << std::fixed << std::setprecision(3);
     std::cout << "metaroce-write: host " << src << " -> " << dst << ", " << size << " B writes x "
-              << outstanding << " outstanding, loss " << loss << ", "
-              << duration.As(Time::US) << "\n"
+              << outstanding << " outstanding, loss " << loss << ", " << duration.As(Time::US)
+              << "\n"
               << "  completed writes       " << w.completed << "\n"
               << "  goodput                " << goodput / 1e9 << " Gb/s\n"
               << "  normalised goodput     " << goodput / lineBps << " (of " << lineBps / 1e9
               << " Gb/s line rate)\n"
               << "  data packets sent      " << st.dataPackets << "\n"
-              << "  retransmissions        " << st.retransmissions << " (same path), "
-              << st.resent << " moved after path failures\n"
+              << "  retransmissions        " << st.retransmissions << " (same path), " << st.resent
+              << " moved after path failures\n"
               << "  ACKs received          " << st.acks << "\n"
-              << "  wall time              " << metrics.WallSeconds() << " s, "
-              << metrics.Events() << " events\n";
+              << "  wall time              " << metrics.WallSeconds() << " s, " << metrics.Events()
+              << " events\n";
     std::cout << "  path plane port   sent  retx  rto  fail  cwnd  srtt_us\n";
     for (uint32_t i = 0; i < conn->GetNPaths(); ++i)
     {
         const auto& ps = conn->GetPathStats(i);
         std::cout << "  " << std::setw(4) << i << std::setw(6) << conn->GetPathPlane(i)
                   << std::setw(6) << conn->GetPathSourcePort(i) << std::setw(7) << ps.sent
-                  << std::setw(6) << ps.retransmitted << std::setw(5) << ps.timeouts
-                  << std::setw(6) << ps.failures << std::setw(6) << std::setprecision(1)
-                  << conn->GetPathWindow(i) << std::setw(9) << std::setprecision(2)
-                  << conn->GetPathSrtt(i).GetSeconds() * 1e6 << "\n";
+                  << std::setw(6) << ps.retransmitted << std::setw(5) << ps.timeouts << std::setw(6)
+                  << ps.failures << std::setw(6) << std::setprecision(1) << conn->GetPathWindow(i)
+                  << std::setw(9) << std::setprecision(2) << conn->GetPathSrtt(i).GetSeconds() * 1e6
+                  << "\n";
     }
     Simulator::Destroy();
     fabric->Dispose(); // closes (flushes) the pcap files

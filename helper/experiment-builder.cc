@@ -120,7 +120,8 @@ ExperimentBuilder::ScheduleFailures()
     for (size_t i = 0; i < m_spec.failures.size(); ++i)
     {
         const ExperimentFailure& f = m_spec.failures[i];
-        const std::string where = m_spec.sourceFile + ": /failures/" + std::to_string(i) + "/target";
+        const std::string where =
+            m_spec.sourceFile + ": /failures/" + std::to_string(i) + "/target";
         if (f.what == "plane")
         {
             const uint32_t plane = std::stoul(f.target);
@@ -135,8 +136,10 @@ ExperimentBuilder::ScheduleFailures()
             const int32_t link = m_fabric->FindLink(f.target);
             if (link < 0)
             {
-                throw ConfigError(where + ": expected a link of the fabric (e.g. \"p0/l0-s1#0\", "
-                                          "\"p1/h3-l0\"), got \"" + f.target + "\"");
+                throw ConfigError(where +
+                                  ": expected a link of the fabric (e.g. \"p0/l0-s1#0\", "
+                                  "\"p1/h3-l0\"), got \"" +
+                                  f.target + "\"");
             }
             m_fabric->ScheduleLinkUp(f.at, link, false);
             if (!f.until.IsZero())
@@ -156,8 +159,10 @@ ExperimentBuilder::ScheduleFailures()
             }
             if (vertex < 0)
             {
-                throw ConfigError(where + ": expected a switch of the fabric (e.g. \"p0/l2\", "
-                                          "\"p1/s0\"), got \"" + f.target + "\"");
+                throw ConfigError(where +
+                                  ": expected a switch of the fabric (e.g. \"p0/l2\", "
+                                  "\"p1/s0\"), got \"" +
+                                  f.target + "\"");
             }
             m_fabric->ScheduleSwitchUp(f.at, vertex, false);
             if (!f.until.IsZero())
@@ -249,9 +254,15 @@ ExperimentBuilder::CreateWorkload()
     {
         struct Accounting // off again even if the workload is rejected
         {
-            Accounting() { RdmaTransport::SetHeapAccounting(true); }
+            Accounting()
+            {
+                RdmaTransport::SetHeapAccounting(true);
+            }
 
-            ~Accounting() { RdmaTransport::SetHeapAccounting(false); }
+            ~Accounting()
+            {
+                RdmaTransport::SetHeapAccounting(false);
+            }
         } accounting;
 
         m_workload->SetAttribute("StartTime", TimeValue(m_spec.workload.start));

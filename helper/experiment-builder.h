@@ -32,10 +32,26 @@ class ExperimentBuilder
      */
     void Build();
 
-    Ptr<Fabric> GetFabric() const { return m_fabric; }
-    const std::vector<Ptr<RdmaTransport>>& GetTransports() const { return m_transports; }
-    Ptr<RdmaConnectionPool> GetPool() const { return m_pool; }
-    Ptr<RdmaWorkload> GetWorkload() const { return m_workload; }
+    Ptr<Fabric> GetFabric() const
+    {
+        return m_fabric;
+    }
+
+    const std::vector<Ptr<RdmaTransport>>& GetTransports() const
+    {
+        return m_transports;
+    }
+
+    Ptr<RdmaConnectionPool> GetPool() const
+    {
+        return m_pool;
+    }
+
+    Ptr<RdmaWorkload> GetWorkload() const
+    {
+        return m_workload;
+    }
+
     /**
      * Heap the transports' endpoints took when the workload created them,
      * per directed connection (one endpoint: the sending half of its
@@ -44,7 +60,11 @@ class ExperimentBuilder
      * C library that reports its heap, the resident-set growth over the
      * whole creation stands in.
      */
-    double GetBytesPerConnection() const { return m_bytesPerConnection; }
+    double GetBytesPerConnection() const
+    {
+        return m_bytesPerConnection;
+    }
+
     /** The attribute defaults the run changed, the transport's implied ones included. */
     std::vector<std::pair<std::string, std::string>> GetNonDefaultAttributes() const;
 

@@ -19,7 +19,6 @@
 #include "ns3/nstime.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace ns3
@@ -28,8 +27,8 @@ namespace ns3
 /** What the run itself measured (ExperimentRunner). */
 struct ExperimentRunInfo
 {
-    Time end;           //!< simulation time the run ended
-    Time workloadEnd;   //!< when the workload finished (zero if it did not)
+    Time end;         //!< simulation time the run ended
+    Time workloadEnd; //!< when the workload finished (zero if it did not)
     double wallSeconds = 0;
     uint64_t events = 0;
     double peakRssMb = 0;

@@ -13,9 +13,8 @@
 #include "experiment-sampler.h"
 #include "experiment-spec.h"
 
-#include <nlohmann/json.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 
@@ -40,8 +39,15 @@ class ExperimentRunner
     /** Writes results.json and the CSVs into \p dir (created if needed). */
     void Write(const std::string& dir) const;
 
-    Ptr<Fabric> GetFabric() const { return m_builder.GetFabric(); }
-    Ptr<RdmaWorkload> GetWorkload() const { return m_builder.GetWorkload(); }
+    Ptr<Fabric> GetFabric() const
+    {
+        return m_builder.GetFabric();
+    }
+
+    Ptr<RdmaWorkload> GetWorkload() const
+    {
+        return m_builder.GetWorkload();
+    }
 
   private:
     void WorkloadFinished();

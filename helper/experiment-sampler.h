@@ -45,11 +45,22 @@ class ExperimentSampler
     /** Stops sampling; takes a last (partial) sample if the last one is older than now. */
     void Finish();
 
-    const std::vector<Row>& GetRows() const { return m_rows; }
+    const std::vector<Row>& GetRows() const
+    {
+        return m_rows;
+    }
+
     /** Whether the per-connection series is kept (few enough endpoints). */
-    bool HasConnectionSeries() const { return m_connectionSeries; }
+    bool HasConnectionSeries() const
+    {
+        return m_connectionSeries;
+    }
+
     /** Per row, per endpoint of the pool: Gb/s delivered to it. */
-    const std::vector<std::vector<double>>& GetConnectionGbps() const { return m_connectionGbps; }
+    const std::vector<std::vector<double>>& GetConnectionGbps() const
+    {
+        return m_connectionGbps;
+    }
 
   private:
     void Sample();

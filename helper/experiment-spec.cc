@@ -3,8 +3,8 @@
 #include "rdma-transport-helper.h"
 #include "rdma-workload.h"
 
-#include "ns3/attribute.h"
 #include "ns3/abort.h"
+#include "ns3/attribute.h"
 #include "ns3/object-factory.h"
 #include "ns3/type-id.h"
 
@@ -62,16 +62,14 @@ CheckAttribute(const JsonReader& r, const std::string& name, const std::string& 
     // rates, type names): check their syntax first, so a typo is an error.
     const std::string type = info.checker->GetValueTypeName();
     bool plausible = true;
-    if (type == "ns3::UintegerValue" || type == "ns3::IntegerValue" ||
-        type == "ns3::DoubleValue")
+    if (type == "ns3::UintegerValue" || type == "ns3::IntegerValue" || type == "ns3::DoubleValue")
     {
         char* end = nullptr;
         errno = 0;
         std::strtod(value.c_str(), &end);
         plausible = !value.empty() && end && *end == '\0' && errno == 0 &&
                     (type != "ns3::UintegerValue" || value[0] != '-') &&
-                    (type == "ns3::DoubleValue" ||
-                     value.find_first_of(".eE") == std::string::npos);
+                    (type == "ns3::DoubleValue" || value.find_first_of(".eE") == std::string::npos);
     }
     else if (type == "ns3::TimeValue")
     {
@@ -161,12 +159,11 @@ ParsePolicy(const JsonReader& key, const std::string& attribute, ExperimentTrans
                  "\"" + value + "\"");
     }
     const auto* initial = dynamic_cast<const TypeIdValue*>(PeekPointer(info.initialValue));
-    NS_ABORT_MSG_IF(initial == nullptr, connection.GetName() << "::" << attribute
-                                                             << " is not a TypeId attribute");
+    NS_ABORT_MSG_IF(initial == nullptr,
+                    connection.GetName() << "::" << attribute << " is not a TypeId attribute");
     const TypeId base = initial->Get().GetParent();
     TypeId tid;
-    if (!TypeId::LookupByNameFailSafe(value, &tid) || !tid.IsChildOf(base) ||
-        !tid.HasConstructor())
+    if (!TypeId::LookupByNameFailSafe(value, &tid) || !tid.IsChildOf(base) || !tid.HasConstructor())
     {
         key.Fail("the TypeId of an " + base.GetName(), "\"" + value + "\"");
     }
@@ -249,7 +246,7 @@ ResolveWorkloadType(const JsonReader& typeKey, ExperimentWorkload& out)
     if (out.typeId.empty())
     {
         typeKey.Fail("one of \"permutation\", \"bulk\", \"incast\", \"all_to_all\", "
-                       "\"all_reduce\", or the TypeId of an ns3::RdmaWorkload");
+                     "\"all_reduce\", or the TypeId of an ns3::RdmaWorkload");
     }
 }
 
@@ -259,7 +256,9 @@ ParseWorkloadKeys(JsonReader& w, ExperimentWorkload& out)
 {
     if (w["message_bytes"].IsPresent())
     {
-        out.messageBytes = w["message_bytes"].AsUnsigned(1, kMaxMessageBytes - 1, "a message "
+        out.messageBytes = w["message_bytes"].AsUnsigned(1,
+                                                         kMaxMessageBytes - 1,
+                                                         "a message "
                                                          "length is 32 bits");
     }
     if (w["bytes"].IsPresent())
@@ -406,8 +405,8 @@ ParseFabric(const JsonReader& fabric,
         }
         if (path.empty())
         {
-            fabric.Fail("a fabric file that exists (a regular file; looked in " + baseDir + " and " +
-                            repoDir + ")",
+            fabric.Fail("a fabric file that exists (a regular file; looked in " + baseDir +
+                            " and " + repoDir + ")",
                         "\"" + name + "\"");
         }
         return LoadFabricSpec(path);
@@ -457,8 +456,8 @@ ParseLoss(JsonReader loss, uint32_t planes)
     if (loss["where"].IsPresent())
     {
         out.where = loss["where"].AsString();
-        if (out.where != "nic" && out.where != "host_links" &&
-            out.where != "all" && out.where != "plane")
+        if (out.where != "nic" && out.where != "host_links" && out.where != "all" &&
+            out.where != "plane")
         {
             loss["where"].Fail("one of \"nic\" (host receive ports), \"host_links\" (both "
                                "ends of host-leaf links), \"all\" (every port), \"plane\"");
@@ -487,8 +486,8 @@ ParseFailures(const JsonReader& failures, uint32_t planes)
         }
         if (failure.what == "plane")
         {
-            failure.target = std::to_string(
-                f["target"].AsUnsigned(0, planes - 1, "a plane of the fabric"));
+            failure.target =
+                std::to_string(f["target"].AsUnsigned(0, planes - 1, "a plane of the fabric"));
         }
         else
         {
@@ -602,7 +601,8 @@ ApplyOverride(nlohmann::json& doc, const std::string& assignment, const std::str
         const std::string key = path.substr(start, dot == std::string::npos ? dot : dot - start);
         if (key.empty())
         {
-            throw ConfigError(source + ": --set " + assignment + ": expected a dotted path of keys");
+            throw ConfigError(source + ": --set " + assignment +
+                              ": expected a dotted path of keys");
         }
         if (!node->is_object())
         {
@@ -625,8 +625,10 @@ ApplyOverride(nlohmann::json& doc, const std::string& assignment, const std::str
 }
 
 ExperimentSpec
-ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
-                    const std::string& baseDir, const std::string& repoDir)
+ParseExperimentSpec(const nlohmann::json& doc,
+                    const std::string& source,
+                    const std::string& baseDir,
+                    const std::string& repoDir)
 {
     JsonReader root(doc, source);
     root.ExpectObject({"name",

@@ -14,7 +14,6 @@
 #include "ns3/nstime.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,7 +24,8 @@ namespace ns3
 struct ExperimentLoss
 {
     double rate = 0;           //!< per-packet loss probability at each affected receive port
-    std::string where = "nic"; //!< "nic" (host receive ports: end to end), "host_links", "all" (every port), "plane"
+    std::string where = "nic"; //!< "nic" (host receive ports: end to end), "host_links", "all"
+                               //!< (every port), "plane"
     uint32_t plane = 0;        //!< with where = "plane": every port of that plane
 };
 
@@ -34,7 +34,7 @@ struct ExperimentFailure
     std::string what;   //!< "link", "switch" or "plane"
     std::string target; //!< link name ("p0/l0-s1#0"), switch name ("p1/s0"), or plane number
     Time at;
-    Time until;         //!< zero: never restored
+    Time until; //!< zero: never restored
 };
 
 /** The transport every host runs. */
@@ -60,7 +60,7 @@ struct ExperimentWorkload
     uint32_t senders = 0;         //!< incast: hosts 1..senders write to host `receiver`
     uint32_t receiver = 0;
     std::vector<std::pair<uint32_t, uint32_t>> flows; //!< bulk
-    uint32_t ranks = 0;           //!< collectives: 0 = every host
+    uint32_t ranks = 0;                               //!< collectives: 0 = every host
     uint32_t iterations = 1;
     uint32_t slices = 8;
     Time start;
@@ -96,8 +96,10 @@ struct ExperimentSpec
 void ApplyOverride(nlohmann::json& doc, const std::string& assignment, const std::string& source);
 
 /** Parses an experiment; relative fabric paths are resolved from \p baseDir, then \p repoDir. */
-ExperimentSpec ParseExperimentSpec(const nlohmann::json& doc, const std::string& source,
-                                   const std::string& baseDir, const std::string& repoDir);
+ExperimentSpec ParseExperimentSpec(const nlohmann::json& doc,
+                                   const std::string& source,
+                                   const std::string& baseDir,
+                                   const std::string& repoDir);
 
 /** Loads, applies overrides in order, parses. */
 ExperimentSpec LoadExperimentSpec(const std::string& path,

@@ -132,8 +132,8 @@ FabricBuilder::ConnectLink(const Ptr<Fabric>& fabric, const FabricLinkDesc& d)
 {
     const FabricLinkSpec& spec = d.tier == LinkTier::HostLeaf ? m_spec.hostLink : m_spec.fabricLink;
     const bool lowerIsHost = d.tier == LinkTier::HostLeaf;
-    Ptr<Node> lowerNode = lowerIsHost ? fabric->m_hosts.Get(d.a)
-                                      : fabric->m_switchAt[d.a]->GetObject<Node>();
+    Ptr<Node> lowerNode =
+        lowerIsHost ? fabric->m_hosts.Get(d.a) : fabric->m_switchAt[d.a]->GetObject<Node>();
     Ptr<Node> upperNode = fabric->m_switchAt[d.b]->GetObject<Node>();
 
     FabricLink link;
@@ -213,8 +213,8 @@ FabricBuilder::Build()
     fabric->RecomputeRoutes();
     AttachPfcObservers(fabric);
     NS_LOG_INFO("built " << m_spec.name << ": " << m_spec.Hosts() << " hosts, "
-                         << fabric->m_switchNodes.GetN() << " switches, "
-                         << fabric->m_links.size() << " links");
+                         << fabric->m_switchNodes.GetN() << " switches, " << fabric->m_links.size()
+                         << " links");
     return fabric;
 }
 

@@ -36,8 +36,12 @@ class FabricBuilder : public PcapHelperForDevice
     void SetPortAttribute(const std::string& name, const AttributeValue& value);
     void SetSwitchAttribute(const std::string& name, const AttributeValue& value);
     void SetChannelAttribute(const std::string& name, const AttributeValue& value);
+
     /** Seed mixed into every switch's ECMP hash seed (default 0). */
-    void SetHashSeed(uint32_t seed) { m_hashSeed = seed; }
+    void SetHashSeed(uint32_t seed)
+    {
+        m_hashSeed = seed;
+    }
 
     /** Creates the fabric; call once per simulation, before Simulator::Run. */
     Ptr<Fabric> Build();

@@ -1,6 +1,5 @@
 #include "fabric-graph.h"
 
-
 #include <algorithm>
 #include <limits>
 
@@ -96,7 +95,8 @@ FabricGraph::AddLink(uint32_t a, uint32_t b, uint32_t plane, LinkTier tier, uint
     d.b = b;
     d.parallel = parallel;
     // Hosts are named without a plane ("h3"), switches with one ("p0/l1").
-    std::string lower = tier == LinkTier::HostLeaf ? VertexName(a) : "l" + std::to_string(m_graph[a].index);
+    std::string lower =
+        tier == LinkTier::HostLeaf ? VertexName(a) : "l" + std::to_string(m_graph[a].index);
     d.name = "p" + std::to_string(plane) + "/" + lower + "-" +
              (tier == LinkTier::HostLeaf ? "l" : "s") + std::to_string(m_graph[b].index);
     if (tier == LinkTier::LeafSpine)

@@ -20,7 +20,6 @@
 #include "fabric-spec.h"
 
 #include <boost/graph/adjacency_list.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -67,23 +66,44 @@ struct FabricLinkDesc
 class FabricGraph
 {
   public:
-    using Graph = boost::adjacency_list<boost::vecS,
-                                        boost::vecS,
-                                        boost::undirectedS,
-                                        FabricVertex,
-                                        FabricEdge>;
+    using Graph = boost::
+        adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, FabricVertex, FabricEdge>;
 
     explicit FabricGraph(const FabricSpec& spec);
 
-    const Graph& GetGraph() const { return m_graph; }
-    const std::vector<FabricLinkDesc>& Links() const { return m_links; }
-    std::size_t NumVertices() const { return boost::num_vertices(m_graph); }
-    std::size_t NumEdges() const { return boost::num_edges(m_graph); }
+    const Graph& GetGraph() const
+    {
+        return m_graph;
+    }
 
-    uint32_t HostVertex(uint32_t host) const { return host; }
+    const std::vector<FabricLinkDesc>& Links() const
+    {
+        return m_links;
+    }
+
+    std::size_t NumVertices() const
+    {
+        return boost::num_vertices(m_graph);
+    }
+
+    std::size_t NumEdges() const
+    {
+        return boost::num_edges(m_graph);
+    }
+
+    uint32_t HostVertex(uint32_t host) const
+    {
+        return host;
+    }
+
     uint32_t LeafVertex(uint32_t plane, uint32_t leaf) const;
     uint32_t SpineVertex(uint32_t plane, uint32_t spine) const;
-    const FabricVertex& Vertex(uint32_t v) const { return m_graph[v]; }
+
+    const FabricVertex& Vertex(uint32_t v) const
+    {
+        return m_graph[v];
+    }
+
     /** Every switch vertex, plane by plane, leaves before spines. */
     std::vector<uint32_t> SwitchVertices() const;
     /** "h12", "p0/l3", "p1/s0". */

@@ -143,21 +143,24 @@ ReadPortView(const Fabric& fabric, uint32_t i, const FabricPort& port, const Fab
     {
         v.queuedPsCounter[cls] = port.PeekQueuedPs(cls);
     }
-    port.ForEachQueued(
-        [&v, &port](uint32_t cls, uint32_t bytes, uint32_t ingress, uint8_t priority, bool pool,
-                    bool lossless) {
-            v.queuedFrameBytes += bytes;
-            v.queuedFramePs[cls] += port.TransmissionPs(bytes);
-            if (pool)
-            {
-                v.poolChargedBytes += bytes;
-            }
-            if (lossless)
-            {
-                v.losslessChargedBytes += bytes;
-                v.losslessCharges.push_back({ingress, priority, bytes});
-            }
-        });
+    port.ForEachQueued([&v, &port](uint32_t cls,
+                                   uint32_t bytes,
+                                   uint32_t ingress,
+                                   uint8_t priority,
+                                   bool pool,
+                                   bool lossless) {
+        v.queuedFrameBytes += bytes;
+        v.queuedFramePs[cls] += port.TransmissionPs(bytes);
+        if (pool)
+        {
+            v.poolChargedBytes += bytes;
+        }
+        if (lossless)
+        {
+            v.losslessChargedBytes += bytes;
+            v.losslessCharges.push_back({ingress, priority, bytes});
+        }
+    });
     for (uint8_t p = 0; p < PortInvariantView::kPriorities; ++p)
     {
         v.pauseOpen[p] = port.IsPauseOpen(p);
@@ -213,8 +216,8 @@ AddSwitchView(FabricInvariantSnapshot& s,
     {
         const Ptr<FabricPort> port = sw.GetPort(j);
         const auto it = index.find(PeekPointer(port));
-        NS_ABORT_MSG_IF(it == index.end(), "invariants: switch " << w.name << " port " << j
-                                                                 << " is on no link");
+        NS_ABORT_MSG_IF(it == index.end(),
+                        "invariants: switch " << w.name << " port " << j << " is on no link");
         w.ports[j] = it->second;
         s.ports[it->second].owner = int32_t(s.switches.size());
         s.ports[it->second].sinkIndex = j;
@@ -305,23 +308,45 @@ CheckSharedBuffer(const FabricInvariantSnapshot& s, const SwitchInvariantView& s
     }
     if (sw.used != pool + shared)
     {
-        v.Add("shared buffer", "switch ", sw.name, " has ", sw.used,
-              " bytes in use, its charges account for ", pool + shared, " (lossy ", pool,
-              " + lossless below XOFF ", shared, ")");
+        v.Add("shared buffer",
+              "switch ",
+              sw.name,
+              " has ",
+              sw.used,
+              " bytes in use, its charges account for ",
+              pool + shared,
+              " (lossy ",
+              pool,
+              " + lossless below XOFF ",
+              shared,
+              ")");
     }
     // TryReserve refuses beyond capacity - reserved, and Release only
     // gives back what was reserved: an underflow would wrap above it.
     if (sw.reserved > sw.capacity || sw.used > sw.capacity - sw.reserved)
     {
-        v.Add("shared buffer", "switch ", sw.name, " uses ", sw.used, " bytes of a pool of ",
-              sw.capacity, " - ", sw.reserved, " reserved");
+        v.Add("shared buffer",
+              "switch ",
+              sw.name,
+              " uses ",
+              sw.used,
+              " bytes of a pool of ",
+              sw.capacity,
+              " - ",
+              sw.reserved,
+              " reserved");
     }
     // AddPort reserves each port's headroom out of the buffer under PFC.
     const uint64_t reserved = sw.pfcEnabled ? headroomCaps : 0;
     if (sw.reserved != reserved)
     {
-        v.Add("shared buffer", "switch ", sw.name, " reserves ", sw.reserved,
-              " bytes, its ports' headroom is ", reserved);
+        v.Add("shared buffer",
+              "switch ",
+              sw.name,
+              " reserves ",
+              sw.reserved,
+              " bytes, its ports' headroom is ",
+              reserved);
     }
 }
 } // namespace
@@ -337,8 +362,13 @@ CheckBufferInvariants(const FabricInvariantSnapshot& s)
         // (SetQueueBytes next to push_back / pop_front).
         if (port.queueBytesCounter != port.queuedFrameBytes)
         {
-            v.Add("queue counter", "port ", port.name, " counts ", port.queueBytesCounter,
-                  " bytes queued, its frames hold ", port.queuedFrameBytes);
+            v.Add("queue counter",
+                  "port ",
+                  port.name,
+                  " counts ",
+                  port.queueBytesCounter,
+                  " bytes queued, its frames hold ",
+                  port.queuedFrameBytes);
         }
         // Likewise the serialisation time each class's queue will take,
         // which GetIdlePs reports to the NIC scheduler.
@@ -346,7 +376,12 @@ CheckBufferInvariants(const FabricInvariantSnapshot& s)
         {
             if (port.queuedPsCounter[cls] != port.queuedFramePs[cls])
             {
-                v.Add("queue counter", "port ", port.name, " class ", cls, " counts ",
+                v.Add("queue counter",
+                      "port ",
+                      port.name,
+                      " class ",
+                      cls,
+                      " counts ",
                       Us(int64_t(port.queuedPsCounter[cls])),
                       " of serialisation queued, its frames take ",
                       Us(int64_t(port.queuedFramePs[cls])));
@@ -356,7 +391,11 @@ CheckBufferInvariants(const FabricInvariantSnapshot& s)
         if (port.owner < 0 && charged > 0)
         {
             // A NIC port has no shared buffer and no ingress: nothing to charge.
-            v.Add("buffer charge", "NIC port ", port.name, " holds ", charged,
+            v.Add("buffer charge",
+                  "NIC port ",
+                  port.name,
+                  " holds ",
+                  charged,
                   " bytes charged to a switch buffer");
         }
         else if (port.owner >= 0 && charged != port.queuedFrameBytes)
@@ -364,8 +403,14 @@ CheckBufferInvariants(const FabricInvariantSnapshot& s)
             // EnqueueAt charges every frame on a switch port: to the pool
             // (lossy, or PFC off) or to its (ingress, priority) (admitted
             // lossless); ReleaseCharge gives it back when it starts or is flushed.
-            v.Add("buffer charge", "switch port ", port.name, " queues ", port.queuedFrameBytes,
-                  " bytes, charged: pool ", port.poolChargedBytes, " + lossless ",
+            v.Add("buffer charge",
+                  "switch port ",
+                  port.name,
+                  " queues ",
+                  port.queuedFrameBytes,
+                  " bytes, charged: pool ",
+                  port.poolChargedBytes,
+                  " + lossless ",
                   port.losslessChargedBytes);
         }
     }
@@ -390,17 +435,32 @@ CheckPausedTotals(const PortInvariantView& port, int64_t now, Violations& v)
     const bool dataPaused = port.pfcEnabled && port.pausedUntilPs[port.dataPriority] > now;
     if (port.dataClassPaused != dataPaused || port.controlClassPaused)
     {
-        v.Add("pfc pause", "port ", port.name, ": class view (data ", port.dataClassPaused,
-              ", control ", port.controlClassPaused, ") differs from the priority state (data ",
-              dataPaused, ", control 0)");
+        v.Add("pfc pause",
+              "port ",
+              port.name,
+              ": class view (data ",
+              port.dataClassPaused,
+              ", control ",
+              port.controlClassPaused,
+              ") differs from the priority state (data ",
+              dataPaused,
+              ", control 0)");
     }
     // Each episode adds end - start >= 0; only one priority obeys, so the
     // total cannot exceed the time elapsed (a negative episode would wrap).
-    if (port.pausedPs < port.finishedPausedPs || port.pausedPs > uint64_t(std::max<int64_t>(0, now)) ||
+    if (port.pausedPs < port.finishedPausedPs ||
+        port.pausedPs > uint64_t(std::max<int64_t>(0, now)) ||
         (!port.pfcEnabled && port.pausedPs != 0))
     {
-        v.Add("pfc paused time", "port ", port.name, " paused ", Us(int64_t(port.pausedPs)),
-              " (finished episodes ", Us(int64_t(port.finishedPausedPs)), ") at ", Us(now));
+        v.Add("pfc paused time",
+              "port ",
+              port.name,
+              " paused ",
+              Us(int64_t(port.pausedPs)),
+              " (finished episodes ",
+              Us(int64_t(port.finishedPausedPs)),
+              ") at ",
+              Us(now));
     }
 }
 
@@ -422,8 +482,16 @@ CheckPausedPort(const FabricInvariantSnapshot& s,
             // down), never later: a closed pause stops nothing.
             if (until > now)
             {
-                v.Add("pfc pause", "port ", port.name, " ", Prio(p), ": closed pause ends at ",
-                      Us(until), ", after now (", Us(now), ")");
+                v.Add("pfc pause",
+                      "port ",
+                      port.name,
+                      " ",
+                      Prio(p),
+                      ": closed pause ends at ",
+                      Us(until),
+                      ", after now (",
+                      Us(now),
+                      ")");
             }
             continue;
         }
@@ -432,13 +500,21 @@ CheckPausedPort(const FabricInvariantSnapshot& s,
         // none) and Receive drops frames while the link is down.
         if (!port.linkUp)
         {
-            v.Add("pfc pause", "port ", port.name, " ", Prio(p),
+            v.Add("pfc pause",
+                  "port ",
+                  port.name,
+                  " ",
+                  Prio(p),
                   ": pause episode open on a link that is down");
         }
         // ReceivePfc only lets the data class's priority obey, with PFC on.
         if (!port.pfcEnabled || p != port.dataPriority)
         {
-            v.Add("pfc pause", "port ", port.name, " ", Prio(p),
+            v.Add("pfc pause",
+                  "port ",
+                  port.name,
+                  " ",
+                  Prio(p),
                   ": pause open on a priority the port does not obey");
         }
         // A PAUSE sets until = arrival + quanta x 512 bit times (> arrival),
@@ -446,15 +522,32 @@ CheckPausedPort(const FabricInvariantSnapshot& s,
         if (port.pauseStartPs[p] > now || until <= port.pauseStartPs[p] ||
             until > now + int64_t(port.maxPausePs))
         {
-            v.Add("pfc pause", "port ", port.name, " ", Prio(p), ": open pause from ",
-                  Us(port.pauseStartPs[p]), " to ", Us(until), " at ", Us(now),
-                  " (longest pause ", Us(int64_t(port.maxPausePs)), ")");
+            v.Add("pfc pause",
+                  "port ",
+                  port.name,
+                  " ",
+                  Prio(p),
+                  ": open pause from ",
+                  Us(port.pauseStartPs[p]),
+                  " to ",
+                  Us(until),
+                  " at ",
+                  Us(now),
+                  " (longest pause ",
+                  Us(int64_t(port.maxPausePs)),
+                  ")");
         }
         // ArmPauseWake keeps one wake-up at (or before) the earliest expiry:
         // that is what ends the episode and restarts the class on time.
         if (port.pauseWakePs < 0 || port.pauseWakePs > until)
         {
-            v.Add("pfc pause", "port ", port.name, " ", Prio(p), ": pause until ", Us(until),
+            v.Add("pfc pause",
+                  "port ",
+                  port.name,
+                  " ",
+                  Prio(p),
+                  ": pause until ",
+                  Us(until),
                   " but the wake-up is ",
                   port.pauseWakePs < 0 ? std::string("not pending") : "at " + Us(port.pauseWakePs));
         }
@@ -463,10 +556,15 @@ CheckPausedPort(const FabricInvariantSnapshot& s,
         if (port.logged)
         {
             const PfcFrameRecord& r = port.lastReceived[p];
-            if (!r.valid || r.quanta == 0 ||
-                until != r.atPs + int64_t(port.lastReceivedPausePs[p]))
+            if (!r.valid || r.quanta == 0 || until != r.atPs + int64_t(port.lastReceivedPausePs[p]))
             {
-                v.Add("pfc pause", "port ", port.name, " ", Prio(p), ": pause until ", Us(until),
+                v.Add("pfc pause",
+                      "port ",
+                      port.name,
+                      " ",
+                      Prio(p),
+                      ": pause until ",
+                      Us(until),
                       " does not match the last PFC frame received (",
                       r.valid ? "quanta " + std::to_string(r.quanta) + " at " + Us(r.atPs)
                               : std::string("none"),
@@ -480,7 +578,11 @@ CheckPausedPort(const FabricInvariantSnapshot& s,
     }
     if (!anyOpen && port.pauseWakePs >= 0)
     {
-        v.Add("pfc pause", "port ", port.name, ": pause wake-up pending at ", Us(port.pauseWakePs),
+        v.Add("pfc pause",
+              "port ",
+              port.name,
+              ": pause wake-up pending at ",
+              Us(port.pauseWakePs),
               " with no pause open");
     }
     CheckPausedTotals(port, now, v);
@@ -515,15 +617,28 @@ CheckUpstream(const FabricInvariantSnapshot& s,
     }
     if (in.xoff != (sent.quanta > 0))
     {
-        v.Add("pfc peer", what, ": ", in.xoff ? "in XOFF" : "not in XOFF",
-              " but the last PFC frame it sent (", Us(sent.atPs), ") was PAUSE(", sent.quanta,
+        v.Add("pfc peer",
+              what,
+              ": ",
+              in.xoff ? "in XOFF" : "not in XOFF",
+              " but the last PFC frame it sent (",
+              Us(sent.atPs),
+              ") was PAUSE(",
+              sent.quanta,
               ")");
     }
     if (in.xoff && sent.quanta > 0 && in.refreshPs >= 0 &&
         in.refreshPs != sent.atPs + sw.refreshIntervalPs[j])
     {
-        v.Add("pfc refresh", what, ": last PAUSE at ", Us(sent.atPs), ", refresh at ",
-              Us(in.refreshPs), ", not half a pause (", Us(sw.refreshIntervalPs[j]), ") later");
+        v.Add("pfc refresh",
+              what,
+              ": last PAUSE at ",
+              Us(sent.atPs),
+              ", refresh at ",
+              Us(in.refreshPs),
+              ", not half a pause (",
+              Us(sw.refreshIntervalPs[j]),
+              ") later");
     }
     const PortInvariantView& peer = s.ports[port.peer];
     if (!peer.pfcEnabled || peer.dataPriority != p)
@@ -542,9 +657,17 @@ CheckUpstream(const FabricInvariantSnapshot& s,
             // without a gap between a PAUSE and its refresh.
             if (!(peer.pauseOpen[p] && peer.pausedUntilPs[p] > s.nowPs))
             {
-                v.Add("pfc peer", what, ": in XOFF, ", peer.name, " heard PAUSE(", heard.quanta,
-                      ") at ", Us(heard.atPs), " but is not paused now (pause until ",
-                      Us(peer.pausedUntilPs[p]), ")");
+                v.Add("pfc peer",
+                      what,
+                      ": in XOFF, ",
+                      peer.name,
+                      " heard PAUSE(",
+                      heard.quanta,
+                      ") at ",
+                      Us(heard.atPs),
+                      " but is not paused now (pause until ",
+                      Us(peer.pausedUntilPs[p]),
+                      ")");
             }
             else
             {
@@ -556,8 +679,13 @@ CheckUpstream(const FabricInvariantSnapshot& s,
             // The resume ends the pause at once (EndPause in ReceivePfc).
             if (peer.pauseOpen[p])
             {
-                v.Add("pfc peer", what, ": ", peer.name, " received the resume at ",
-                      Us(heard.atPs), " but still has a pause open");
+                v.Add("pfc peer",
+                      what,
+                      ": ",
+                      peer.name,
+                      " received the resume at ",
+                      Us(heard.atPs),
+                      " but still has a pause open");
             }
             else
             {
@@ -569,8 +697,13 @@ CheckUpstream(const FabricInvariantSnapshot& s,
     {
         // Not received: it is on the wire, or the receiver's error model
         // lost it (then the refresh, or the expiry, repairs the state).
-        v.Add("pfc peer", what, ": its last PFC frame (", Us(sent.atPs),
-              ") never reached ", peer.name, ", is not on the wire and cannot have been lost");
+        v.Add("pfc peer",
+              what,
+              ": its last PFC frame (",
+              Us(sent.atPs),
+              ") never reached ",
+              peer.name,
+              ", is not on the wire and cannot have been lost");
     }
     else
     {
@@ -599,13 +732,24 @@ CheckIngress(const FabricInvariantSnapshot& s,
     // (FabricPort::GetLosslessBytesFrom, per priority).
     if (in.shared + in.headroom != in.queuedLossless)
     {
-        v.Add("pfc accounting", what, ": charged ", in.shared, " (pool) + ", in.headroom,
-              " (headroom), but ", in.queuedLossless, " lossless bytes from it are queued");
+        v.Add("pfc accounting",
+              what,
+              ": charged ",
+              in.shared,
+              " (pool) + ",
+              in.headroom,
+              " (headroom), but ",
+              in.queuedLossless,
+              " lossless bytes from it are queued");
     }
     // AdmitLossless drops (pfc_headroom) rather than exceed the headroom.
     if (in.headroom > sw.headroomCap[j])
     {
-        v.Add("pfc headroom", what, ": ", in.headroom, " bytes in a headroom of ",
+        v.Add("pfc headroom",
+              what,
+              ": ",
+              in.headroom,
+              " bytes in a headroom of ",
               sw.headroomCap[j]);
     }
     // The first frame into headroom starts XOFF; XOFF ends only when the
@@ -630,7 +774,11 @@ CheckIngress(const FabricInvariantSnapshot& s,
         if (sw.staticXoffBytes > 0 && in.headroom == 0 && in.shared > 0 &&
             in.shared + sw.xonDeltaBytes <= sw.staticXoffBytes)
         {
-            v.Add("pfc xoff", what, ": in XOFF at ", in.shared, " bytes, at or below XON ",
+            v.Add("pfc xoff",
+                  what,
+                  ": in XOFF at ",
+                  in.shared,
+                  " bytes, at or below XON ",
                   sw.staticXoffBytes - sw.xonDeltaBytes);
         }
         // StartXoff and every refresh schedule the next refresh half a
@@ -641,8 +789,14 @@ CheckIngress(const FabricInvariantSnapshot& s,
         }
         else if (in.refreshPs < now || in.refreshPs - now > sw.refreshIntervalPs[j])
         {
-            v.Add("pfc refresh", what, ": refresh at ", Us(in.refreshPs), ", now ", Us(now),
-                  ", interval ", Us(sw.refreshIntervalPs[j]));
+            v.Add("pfc refresh",
+                  what,
+                  ": refresh at ",
+                  Us(in.refreshPs),
+                  ", now ",
+                  Us(now),
+                  ", interval ",
+                  Us(sw.refreshIntervalPs[j]));
         }
     }
     else if (in.refreshPs >= 0)
@@ -668,7 +822,11 @@ CheckPfcInvariants(const FabricInvariantSnapshot& s, PfcCheckCoverage* coverage)
     {
         if (sw.strayLosslessBytes > 0)
         {
-            v.Add("pfc accounting", "switch ", sw.name, ": ", sw.strayLosslessBytes,
+            v.Add("pfc accounting",
+                  "switch ",
+                  sw.name,
+                  ": ",
+                  sw.strayLosslessBytes,
                   " lossless bytes charged to an ingress or priority it does not have");
         }
         uint32_t xoff = 0;
@@ -685,8 +843,14 @@ CheckPfcInvariants(const FabricInvariantSnapshot& s, PfcCheckCoverage* coverage)
                     if (in.shared || in.headroom || in.xoff || in.refreshPs >= 0 ||
                         in.queuedLossless)
                     {
-                        v.Add("pfc accounting", "switch ", sw.name, " (PFC off) ingress ",
-                              s.ports[sw.ports[j]].name, " ", Prio(p), " has PFC state");
+                        v.Add("pfc accounting",
+                              "switch ",
+                              sw.name,
+                              " (PFC off) ingress ",
+                              s.ports[sw.ports[j]].name,
+                              " ",
+                              Prio(p),
+                              " has PFC state");
                     }
                     continue;
                 }
@@ -697,17 +861,29 @@ CheckPfcInvariants(const FabricInvariantSnapshot& s, PfcCheckCoverage* coverage)
         // on for every port at the first XOFF and off after the last (exact XON).
         if (xoff != sw.xoffNow)
         {
-            v.Add("pfc xoff", "switch ", sw.name, " counts ", sw.xoffNow,
-                  " ingresses in XOFF, ", xoff, " are");
+            v.Add("pfc xoff",
+                  "switch ",
+                  sw.name,
+                  " counts ",
+                  sw.xoffNow,
+                  " ingresses in XOFF, ",
+                  xoff,
+                  " are");
         }
         for (uint32_t j = 0; j < sw.ports.size(); ++j)
         {
             const PortInvariantView& port = s.ports[sw.ports[j]];
             if (port.trackingDepartures != (sw.xoffNow > 0))
             {
-                v.Add("pfc xoff", "switch ", sw.name, " port ", port.name,
+                v.Add("pfc xoff",
+                      "switch ",
+                      sw.name,
+                      " port ",
+                      port.name,
                       port.trackingDepartures ? " tracks" : " does not track",
-                      " departures with ", sw.xoffNow, " ingresses in XOFF");
+                      " departures with ",
+                      sw.xoffNow,
+                      " ingresses in XOFF");
             }
         }
     }
@@ -730,28 +906,49 @@ CheckWorkRequestAudit(const RdmaConnection::WorkRequestAudit& a, const std::stri
     // outstanding matches no request.
     if (a.unmatched > 0)
     {
-        v.Add("completion", name, ": ", a.unmatched,
-              " completions with nothing of their kind outstanding (posted ", a.posted,
-              ", completed ", a.completed, ")");
+        v.Add("completion",
+              name,
+              ": ",
+              a.unmatched,
+              " completions with nothing of their kind outstanding (posted ",
+              a.posted,
+              ", completed ",
+              a.completed,
+              ")");
     }
     if (a.tracked)
     {
         if (a.unknown > 0)
         {
-            v.Add("completion", name, ": ", a.unknown,
-                  " completions of requests never posted; first: ", a.firstViolation);
+            v.Add("completion",
+                  name,
+                  ": ",
+                  a.unknown,
+                  " completions of requests never posted; first: ",
+                  a.firstViolation);
         }
         if (a.duplicates > 0)
         {
-            v.Add("completion", name, ": ", a.duplicates,
-                  " completions of requests already completed; first: ", a.firstViolation);
+            v.Add("completion",
+                  name,
+                  ": ",
+                  a.duplicates,
+                  " completions of requests already completed; first: ",
+                  a.firstViolation);
         }
         // The per-request books saw every post and every completion.
         const uint64_t matched = a.completed - a.unknown - a.duplicates;
         if (a.posted - matched != a.trackedOutstanding)
         {
-            v.Add("completion", name, ": posted ", a.posted, ", matched completions ", matched,
-                  ", but the requests tracked leave ", a.trackedOutstanding, " outstanding");
+            v.Add("completion",
+                  name,
+                  ": posted ",
+                  a.posted,
+                  ", matched completions ",
+                  matched,
+                  ", but the requests tracked leave ",
+                  a.trackedOutstanding,
+                  " outstanding");
         }
     }
     // Every request not completed is still held by the transport (queued,
@@ -760,9 +957,14 @@ CheckWorkRequestAudit(const RdmaConnection::WorkRequestAudit& a, const std::stri
     const uint64_t outstanding = a.posted >= a.completed ? a.posted - a.completed : 0;
     if (a.held >= 0 && uint64_t(a.held) != outstanding)
     {
-        v.Add("completion", name, ": ", outstanding, " requests outstanding but the transport holds ",
-              a.held, uint64_t(a.held) < outstanding ? " (lost without a completion)"
-                                                     : " (held after completing)");
+        v.Add("completion",
+              name,
+              ": ",
+              outstanding,
+              " requests outstanding but the transport holds ",
+              a.held,
+              uint64_t(a.held) < outstanding ? " (lost without a completion)"
+                                             : " (held after completing)");
     }
     return out;
 }

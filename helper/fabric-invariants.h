@@ -57,10 +57,12 @@ class FabricPfcLog : public SimpleRefCount<FabricPfcLog>
     ~FabricPfcLog();
     /** Connects to the PfcTx and PfcRx traces of \p ports (index = position). */
     void Attach(const std::vector<Ptr<FabricPort>>& ports);
+
     const PfcFrameRecord& LastSent(uint32_t port, uint8_t priority) const
     {
         return m_sent.at(port)[priority];
     }
+
     const PfcFrameRecord& LastReceived(uint32_t port, uint8_t priority) const
     {
         return m_received.at(port)[priority];
@@ -75,6 +77,7 @@ class FabricPfcLog : public SimpleRefCount<FabricPfcLog>
         void Sent(Ptr<const Packet> frame);
         void Received(Ptr<const Packet> frame);
     };
+
     void Record(std::array<PfcFrameRecord, FabricPort::kPfcPriorities>& slot,
                 const Ptr<FabricPort>& port,
                 Ptr<const Packet> frame);
@@ -90,9 +93,9 @@ struct PortInvariantView
     static constexpr uint32_t kPriorities = FabricPort::kPfcPriorities;
 
     std::string name;
-    int32_t peer = -1;        //!< index of the other end's view
-    int32_t owner = -1;       //!< index of the owning switch's view; -1: a NIC port
-    uint32_t sinkIndex = 0;   //!< index of the port in its switch
+    int32_t peer = -1;      //!< index of the other end's view
+    int32_t owner = -1;     //!< index of the owning switch's view; -1: a NIC port
+    uint32_t sinkIndex = 0; //!< index of the port in its switch
     bool linkUp = true;
     uint32_t linkEpoch = 0;
     uint64_t linkFramesInFlight = 0; //!< on the link's wire, both directions
@@ -106,7 +109,7 @@ struct PortInvariantView
     /** Per class: the port's serialisation-time counter, and the sum over its frames. */
     std::array<uint64_t, FabricPort::kTrafficClasses> queuedPsCounter{};
     std::array<uint64_t, FabricPort::kTrafficClasses> queuedFramePs{};
-    uint64_t poolChargedBytes = 0;  //!< queued bytes charged to the switch's shared pool
+    uint64_t poolChargedBytes = 0;     //!< queued bytes charged to the switch's shared pool
     uint64_t losslessChargedBytes = 0; //!< queued bytes charged to PFC accounting
     /** (ingress, priority, bytes) of the queued lossless frames. */
     std::vector<std::array<uint64_t, 3>> losslessCharges;
@@ -137,7 +140,7 @@ struct PfcIngressView
     uint64_t shared = 0;   //!< bytes charged to the shared pool
     uint64_t headroom = 0; //!< bytes in the headroom
     bool xoff = false;
-    int64_t refreshPs = -1; //!< pending PAUSE refresh (-1: none)
+    int64_t refreshPs = -1;      //!< pending PAUSE refresh (-1: none)
     uint64_t queuedLossless = 0; //!< lossless bytes queued at the switch's egresses from it
 };
 
@@ -151,8 +154,8 @@ struct SwitchInvariantView
     uint32_t staticXoffBytes = 0; //!< 0: dynamic
     uint64_t xoffBytesNow = 0;
     uint32_t xonDeltaBytes = 0;
-    uint32_t xoffNow = 0;         //!< the switch's count of pairs in XOFF
-    std::vector<uint32_t> ports;  //!< port views, by switch port index
+    uint32_t xoffNow = 0;                   //!< the switch's count of pairs in XOFF
+    std::vector<uint32_t> ports;            //!< port views, by switch port index
     std::vector<uint64_t> headroomCap;      //!< by switch port
     std::vector<int64_t> refreshIntervalPs; //!< by switch port: half a pause, in whole ns
     std::vector<std::array<PfcIngressView, PortInvariantView::kPriorities>> ingress;

@@ -162,8 +162,8 @@ FabricPfcMonitor::CheckDeadlock(uint8_t priority)
             names.push_back(m_watched[id].name);
             text << " " << m_watched[id].name;
         }
-        NS_LOG_WARN("PFC deadlock (cyclic buffer dependency), priority "
-                    << unsigned(priority) << ":" << text.str());
+        NS_LOG_WARN("PFC deadlock (cyclic buffer dependency), priority " << unsigned(priority)
+                                                                         << ":" << text.str());
         m_deadlocks.push_back(names);
         m_deadlockTrace(names);
     }

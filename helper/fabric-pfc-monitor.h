@@ -46,17 +46,32 @@ class FabricPfcMonitor : public Object
 
     struct StormReport
     {
-        std::string port;     //!< Fabric::GetPortName of the paused transmitter
+        std::string port; //!< Fabric::GetPortName of the paused transmitter
         uint8_t priority = 0;
-        Time since;           //!< start of the pause episode
-        Time at;              //!< when it was reported (since + StormThreshold)
+        Time since; //!< start of the pause episode
+        Time at;    //!< when it was reported (since + StormThreshold)
     };
 
-    uint64_t GetStorms() const { return m_storms.size(); }
-    uint64_t GetDeadlocks() const { return m_deadlocks.size(); }
-    const std::vector<StormReport>& GetStormReports() const { return m_storms; }
+    uint64_t GetStorms() const
+    {
+        return m_storms.size();
+    }
+
+    uint64_t GetDeadlocks() const
+    {
+        return m_deadlocks.size();
+    }
+
+    const std::vector<StormReport>& GetStormReports() const
+    {
+        return m_storms;
+    }
+
     /** Each deadlock as the names of the paused ports of its cycle. */
-    const std::vector<std::vector<std::string>>& GetDeadlockReports() const { return m_deadlocks; }
+    const std::vector<std::vector<std::string>>& GetDeadlockReports() const
+    {
+        return m_deadlocks;
+    }
 
     /**
      * The strongly connected components of a directed graph that contain a
@@ -76,8 +91,8 @@ class FabricPfcMonitor : public Object
     {
         Ptr<FabricPort> port;
         std::string name;
-        Ptr<FabricSwitch> owner;      //!< nullptr for NIC ports
-        uint32_t peer = 0;            //!< index of the port at the other end
+        Ptr<FabricSwitch> owner; //!< nullptr for NIC ports
+        uint32_t peer = 0;       //!< index of the port at the other end
         std::array<uint64_t, FabricPort::kPfcPriorities> episode{};
         std::array<int64_t, FabricPort::kPfcPriorities> sinceNs{};
     };

@@ -107,8 +107,10 @@ ReadPfc(JsonReader pfc, uint64_t bufferBytes)
     }
     else if (xoff.IsPresent() && IsUnsignedInteger(xoff.Json()))
     {
-        spec.xoffBytes = static_cast<uint32_t>(
-            xoff.AsUnsigned(1, std::min<uint64_t>(bufferBytes, UINT32_MAX), "at most /switch/buffer_bytes"));
+        spec.xoffBytes =
+            static_cast<uint32_t>(xoff.AsUnsigned(1,
+                                                  std::min<uint64_t>(bufferBytes, UINT32_MAX),
+                                                  "at most /switch/buffer_bytes"));
         if (pfc["alpha"].IsPresent())
         {
             pfc["alpha"].Fail("no key here (xoff is a static threshold, alpha applies only to "
@@ -135,8 +137,8 @@ ReadPfc(JsonReader pfc, uint64_t bufferBytes)
         if (headroom.IsPresent() && !IsUnsignedInteger(headroom.Json()))
         {
             headroom.Fail("null (sized from each port's link) or bytes, an unsigned integer in "
-                          "[9000, " + std::to_string(std::min<uint64_t>(bufferBytes, UINT32_MAX)) +
-                          "]");
+                          "[9000, " +
+                          std::to_string(std::min<uint64_t>(bufferBytes, UINT32_MAX)) + "]");
         }
         spec.headroomBytes = static_cast<uint32_t>(headroom.AsUnsigned(
             kJumboFrameBytes,
@@ -352,10 +354,9 @@ FabricSpec::MaxSwitchHeadroomBytes() const
         return 0;
     }
     auto portHeadroom = [&pfc](const FabricLinkSpec& link) -> uint64_t {
-        return pfc.headroomBytes ? pfc.headroomBytes
-                                 : PfcAutoHeadroomBytes(link.rate.GetBitRate(),
-                                                        link.delay,
-                                                        kJumboFrameBytes);
+        return pfc.headroomBytes
+                   ? pfc.headroomBytes
+                   : PfcAutoHeadroomBytes(link.rate.GetBitRate(), link.delay, kJumboFrameBytes);
     };
     const uint64_t uplinks = uint64_t(spinesPerPlane) * linksPerLeafSpine;
     const uint64_t leaf =

@@ -16,9 +16,8 @@
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <stdexcept>
 #include <string>
 
@@ -38,8 +37,8 @@ class FabricSpecError : public ConfigError
 /** One class of links (all host-leaf links, or all leaf-spine links). */
 struct FabricLinkSpec
 {
-    DataRate rate;      //!< line rate of both directions
-    Time delay;         //!< one-way propagation delay (includes switch pipeline latency)
+    DataRate rate; //!< line rate of both directions
+    Time delay;    //!< one-way propagation delay (includes switch pipeline latency)
 };
 
 /** RED-style ECN marking on egress queue bytes (DCQCN's congestion point). */
@@ -71,7 +70,7 @@ struct FabricSwitchSpec
     uint64_t bufferBytes = 0;     //!< shared buffer of one switch
     uint32_t portBufferBytes = 0; //!< per egress port limit inside that buffer
     FabricEcnSpec ecn;
-    Time detectionDelay;          //!< local link-down detection before the port leaves ECMP groups
+    Time detectionDelay; //!< local link-down detection before the port leaves ECMP groups
     FabricPfcSpec pfc;
 };
 
@@ -87,22 +86,31 @@ struct FabricSpec
     std::string description; //!< one line: what it is and how it is sized
     std::string sourceFile;  //!< file it was loaded from ("<inline>" for JSON given in code)
 
-    uint32_t planes = 0;            //!< independent Clos planes (>= 1)
-    uint32_t leavesPerPlane = 0;    //!< leaf (ToR) switches per plane (>= 1)
-    uint32_t spinesPerPlane = 0;    //!< spine switches per plane (0 only with a single leaf)
-    uint32_t hostsPerLeaf = 0;      //!< hosts below each leaf (>= 1)
-    uint32_t linksPerLeafSpine = 0; //!< parallel links between every leaf and every spine (>= 1 when spines > 0)
+    uint32_t planes = 0;         //!< independent Clos planes (>= 1)
+    uint32_t leavesPerPlane = 0; //!< leaf (ToR) switches per plane (>= 1)
+    uint32_t spinesPerPlane = 0; //!< spine switches per plane (0 only with a single leaf)
+    uint32_t hostsPerLeaf = 0;   //!< hosts below each leaf (>= 1)
+    uint32_t linksPerLeafSpine =
+        0; //!< parallel links between every leaf and every spine (>= 1 when spines > 0)
 
-    FabricLinkSpec hostLink;  //!< host NIC port <-> leaf
+    FabricLinkSpec hostLink;   //!< host NIC port <-> leaf
     FabricLinkSpec fabricLink; //!< leaf <-> spine (zero when spinesPerPlane == 0)
     FabricSwitchSpec switches;
     FabricHostSpec host;
     Time routingConvergenceDelay; //!< after a link change, fabric-wide ECMP recomputation
 
     /** Hosts in the fabric: leavesPerPlane * hostsPerLeaf. */
-    uint32_t Hosts() const { return leavesPerPlane * hostsPerLeaf; }
+    uint32_t Hosts() const
+    {
+        return leavesPerPlane * hostsPerLeaf;
+    }
+
     /** Switches in one plane. */
-    uint32_t SwitchesPerPlane() const { return leavesPerPlane + spinesPerPlane; }
+    uint32_t SwitchesPerPlane() const
+    {
+        return leavesPerPlane + spinesPerPlane;
+    }
+
     /**
      * Uplink capacity of a leaf over its downlink capacity (1.0 = non-blocking).
      * A single-leaf plane (no spines) needs no uplinks and gives 1.0.

@@ -63,11 +63,10 @@ FabricStats::ToJson() const
         for (std::size_t t = 0; t < plane.size(); ++t)
         {
             const TierUsage& u = plane[t];
-            p[TierDirectionName(static_cast<TierDirection>(t))] = {
-                {"ports", u.ports},
-                {"tx_packets", u.txPackets},
-                {"tx_wire_bytes", u.txWireBytes},
-                {"utilisation", u.utilisation}};
+            p[TierDirectionName(static_cast<TierDirection>(t))] = {{"ports", u.ports},
+                                                                   {"tx_packets", u.txPackets},
+                                                                   {"tx_wire_bytes", u.txWireBytes},
+                                                                   {"utilisation", u.utilisation}};
         }
         planes.push_back(p);
     }

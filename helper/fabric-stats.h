@@ -10,9 +10,8 @@
 #include "drop-reason.h"
 #include "fabric.h"
 
-#include <nlohmann/json.hpp>
-
 #include <array>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -50,13 +49,13 @@ struct FabricStats
     uint32_t peakQueueBytes = 0; //!< largest egress queue seen on any port
 
     // PFC (all 0 when it is off)
-    uint64_t pfcFramesSent = 0;     //!< PAUSE frames (pauses and resumes) sent by all ports
-    uint64_t pfcFramesReceived = 0; //!< PAUSE frames received
-    double pfcPausedSeconds = 0;    //!< sum over ports of the time their transmitter was paused
-    uint32_t pfcPausedPorts = 0;    //!< ports paused at least once
+    uint64_t pfcFramesSent = 0;        //!< PAUSE frames (pauses and resumes) sent by all ports
+    uint64_t pfcFramesReceived = 0;    //!< PAUSE frames received
+    double pfcPausedSeconds = 0;       //!< sum over ports of the time their transmitter was paused
+    uint32_t pfcPausedPorts = 0;       //!< ports paused at least once
     uint32_t pfcPeakHeadroomBytes = 0; //!< largest headroom use of any switch ingress
-    uint64_t pfcStorms = 0;         //!< pause storms reported (FabricPfcMonitor)
-    uint64_t pfcDeadlocks = 0;      //!< cyclic buffer dependencies reported
+    uint64_t pfcStorms = 0;            //!< pause storms reported (FabricPfcMonitor)
+    uint64_t pfcDeadlocks = 0;         //!< cyclic buffer dependencies reported
 
     uint64_t TotalDrops() const;
     nlohmann::json ToJson() const;

@@ -60,12 +60,12 @@ Fabric::CheckInvariants()
     }
     if (sent + pauseSent != delivered + pauseConsumed + dropped + queued + onWire)
     {
-        violations.push_back(
-            "frames not conserved: sent by NICs " + std::to_string(sent) + " + PAUSE sent " +
-            std::to_string(pauseSent) + " != delivered " + std::to_string(delivered) +
-            " + PAUSE consumed " + std::to_string(pauseConsumed) + " + dropped " +
-            std::to_string(dropped) + " + queued " + std::to_string(queued) + " + on the wire " +
-            std::to_string(onWire));
+        violations.push_back("frames not conserved: sent by NICs " + std::to_string(sent) +
+                             " + PAUSE sent " + std::to_string(pauseSent) + " != delivered " +
+                             std::to_string(delivered) + " + PAUSE consumed " +
+                             std::to_string(pauseConsumed) + " + dropped " +
+                             std::to_string(dropped) + " + queued " + std::to_string(queued) +
+                             " + on the wire " + std::to_string(onWire));
     }
     for (uint32_t v = 0; v < m_switchAt.size(); ++v)
     {
@@ -195,7 +195,9 @@ Fabric::GetPortName(uint32_t link, bool upper) const
 {
     const FabricLinkDesc& d = m_links.at(link).desc;
     const FabricVertex& v = m_graph->Vertex(upper ? d.b : d.a);
-    const char* kind = v.kind == FabricNodeKind::Host ? "h" : v.kind == FabricNodeKind::Leaf ? "l" : "s";
+    const char* kind = v.kind == FabricNodeKind::Host   ? "h"
+                       : v.kind == FabricNodeKind::Leaf ? "l"
+                                                        : "s";
     return d.name + "@" + kind + std::to_string(v.index);
 }
 

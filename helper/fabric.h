@@ -36,8 +36,8 @@ struct FabricLink
 {
     FabricLinkDesc desc;
     Ptr<FabricChannel> channel;
-    Ptr<FabricPort> lower; //!< port on the host (HostLeaf) or leaf (LeafSpine)
-    Ptr<FabricPort> upper; //!< port on the leaf (HostLeaf) or spine (LeafSpine)
+    Ptr<FabricPort> lower;        //!< port on the host (HostLeaf) or leaf (LeafSpine)
+    Ptr<FabricPort> upper;        //!< port on the leaf (HostLeaf) or spine (LeafSpine)
     int32_t lowerSwitchPort = -1; //!< index of `lower` in its switch (-1 on a host)
     int32_t upperSwitchPort = -1; //!< index of `upper` in its switch
 };
@@ -48,22 +48,60 @@ class Fabric : public Object
     static TypeId GetTypeId();
     Fabric();
 
-    const FabricSpec& GetSpec() const { return m_spec; }
-    const FabricGraph& GetGraph() const { return *m_graph; }
+    const FabricSpec& GetSpec() const
+    {
+        return m_spec;
+    }
 
-    uint32_t GetNHosts() const { return m_hosts.GetN(); }
-    uint32_t GetNPlanes() const { return m_spec.planes; }
-    NodeContainer GetHosts() const { return m_hosts; }
-    Ptr<Node> GetHost(uint32_t host) const { return m_hosts.Get(host); }
-    Ptr<RdmaNic> GetNic(uint32_t host) const { return m_nics[host]; }
+    const FabricGraph& GetGraph() const
+    {
+        return *m_graph;
+    }
+
+    uint32_t GetNHosts() const
+    {
+        return m_hosts.GetN();
+    }
+
+    uint32_t GetNPlanes() const
+    {
+        return m_spec.planes;
+    }
+
+    NodeContainer GetHosts() const
+    {
+        return m_hosts;
+    }
+
+    Ptr<Node> GetHost(uint32_t host) const
+    {
+        return m_hosts.Get(host);
+    }
+
+    Ptr<RdmaNic> GetNic(uint32_t host) const
+    {
+        return m_nics[host];
+    }
 
     Ptr<FabricSwitch> GetLeaf(uint32_t plane, uint32_t leaf) const;
     Ptr<FabricSwitch> GetSpine(uint32_t plane, uint32_t spine) const;
-    /** Switch at a graph vertex (nullptr for hosts). */
-    Ptr<FabricSwitch> GetSwitchAt(uint32_t vertex) const { return m_switchAt[vertex]; }
-    NodeContainer GetSwitchNodes() const { return m_switchNodes; }
 
-    const std::vector<FabricLink>& GetLinks() const { return m_links; }
+    /** Switch at a graph vertex (nullptr for hosts). */
+    Ptr<FabricSwitch> GetSwitchAt(uint32_t vertex) const
+    {
+        return m_switchAt[vertex];
+    }
+
+    NodeContainer GetSwitchNodes() const
+    {
+        return m_switchNodes;
+    }
+
+    const std::vector<FabricLink>& GetLinks() const
+    {
+        return m_links;
+    }
+
     /** Link id by name ("p0/l3-s5#0"); -1 if none. */
     int32_t FindLink(const std::string& name) const;
 
@@ -94,7 +132,11 @@ class Fabric : public Object
 
     /** Recomputes and installs every switch's ECMP groups from the current link states. */
     void RecomputeRoutes();
-    uint32_t GetRouteComputations() const { return m_routeComputations; }
+
+    uint32_t GetRouteComputations() const
+    {
+        return m_routeComputations;
+    }
 
     /** Frames put on any wire so far (each transmission is one packet-hop). */
     uint64_t GetPacketHops() const;
@@ -113,8 +155,13 @@ class Fabric : public Object
      * \return the violations (empty: none).
      */
     std::vector<std::string> CheckInvariants();
+
     /** The PFC frame log (attached by the builder when s_checkInvariantsOnDispose; else null). */
-    const FabricPfcLog* GetPfcLog() const { return PeekPointer(m_pfcLog); }
+    const FabricPfcLog* GetPfcLog() const
+    {
+        return PeekPointer(m_pfcLog);
+    }
+
     /**
      * When true, every fabric checks its invariants when it is disposed (at
      * Simulator::Destroy) and aborts on a violation. The test suite sets it,
@@ -142,7 +189,7 @@ class Fabric : public Object
     std::vector<FabricLink> m_links;
     Time m_convergenceDelay;
     uint32_t m_routeComputations = 0;
-    Ptr<Object> m_pfcMonitor; //!< a FabricPfcMonitor (held as Object: no include cycle)
+    Ptr<Object> m_pfcMonitor;   //!< a FabricPfcMonitor (held as Object: no include cycle)
     Ptr<FabricPfcLog> m_pfcLog; //!< last PFC frames per port (invariant checks only)
 };
 

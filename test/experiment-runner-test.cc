@@ -8,7 +8,6 @@
 #include "ns3/simulator.h"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -50,8 +49,7 @@ Slurp(const fs::path& p)
 
 } // namespace
 
-TEST_CASE("runner: a tiny experiment writes every summary field the schema promises",
-          "[runner]")
+TEST_CASE("runner: a tiny experiment writes every summary field the schema promises", "[runner]")
 {
     const fs::path dir = fs::temp_directory_path() / "metaroce-runner-test";
     fs::remove_all(dir);
@@ -150,6 +148,7 @@ TEST_CASE("runner: bad experiments are refused with the file, the JSON path and 
         const char* path;
         const char* expected;
     };
+
     const std::vector<Case> cases = {
         {"name=\"\"", "/name", "non-empty"},
         {"transport.type=\"tcp\"", "/transport/type", "\"metaroce\""},
@@ -167,17 +166,20 @@ TEST_CASE("runner: bad experiments are refused with the file, the JSON path and 
         {"fabric=42", "/fabric", "inline fabric"},
         {"attributes.ns3::MetaRoceConnection::NoSuchThing=1", "/attributes", "has"},
         {"attributes.ns3::NoSuchType::X=1", "/attributes", "known ns-3 type"},
-        {"attributes.ns3::MetaRoceConnection::PathsPerPlane=\"many\"", "/attributes",
-         "valid"},
+        {"attributes.ns3::MetaRoceConnection::PathsPerPlane=\"many\"", "/attributes", "valid"},
         {"workload.type=\"incast\"", "/workload/senders", "incast senders"},
         {"workload.type=\"bulk\"", "/workload/flows", "pairs"},
         {"workload.ranks=99", "/workload/ranks", "at most 4"},
-        {"failures=[{\"what\":\"plane\",\"target\":7,\"at\":\"10us\"}]", "/failures/0/target",
+        {"failures=[{\"what\":\"plane\",\"target\":7,\"at\":\"10us\"}]",
+         "/failures/0/target",
          "plane"},
         {"failures=[{\"what\":\"meteor\",\"target\":\"x\",\"at\":\"10us\"}]",
-         "/failures/0/what", "one of"},
-        {"failures=[{\"what\":\"link\",\"target\":\"p0/l0-s0#0\",\"at\":\"10us\",\"until\":\"5us\"}]",
-         "/failures/0/until", "after"},
+         "/failures/0/what",
+         "one of"},
+        {"failures=[{\"what\":\"link\",\"target\":\"p0/"
+         "l0-s0#0\",\"at\":\"10us\",\"until\":\"5us\"}]",
+         "/failures/0/until",
+         "after"},
         {"stop=\"never\"", "/stop", "workload_done"},
         {"colour=\"red\"", "/", "colour"},
         {"scheduler=\"ns3::FastestScheduler\"", "/scheduler", "PriorityQueueScheduler"},
@@ -187,7 +189,8 @@ TEST_CASE("runner: bad experiments are refused with the file, the JSON path and 
         {"loss={\"rate\":0.1,\"where\":\"plane\",\"plane\":5}", "/loss/plane", "plane"},
         {"workload={\"type\":\"bulk\",\"flows\":[[1,1]]}", "/workload/flows/0", "two different"},
         {"workload={\"type\":\"bulk\",\"flows\":[[0,9]]}", "/workload/flows/0", "below 4"},
-        {"workload={\"type\":\"incast\",\"senders\":2,\"receiver\":4}", "/workload/receiver",
+        {"workload={\"type\":\"incast\",\"senders\":2,\"receiver\":4}",
+         "/workload/receiver",
          "below 4"},
         {"fabric={\"name\":\"x\",\"planes\":0}", "/fabric: /description", "expected a string"},
         {"duration=\"2h\"", "/duration", "expected"},
@@ -216,17 +219,17 @@ TEST_CASE("runner: bad experiments are refused with the file, the JSON path and 
     }
     // A failure naming a link the fabric does not have: caught at Build.
     nlohmann::json j = TinyExperiment();
-    ApplyOverride(j, "failures=[{\"what\":\"link\",\"target\":\"p9/l0-s0#0\",\"at\":\"10us\"}]",
+    ApplyOverride(j,
+                  "failures=[{\"what\":\"link\",\"target\":\"p9/l0-s0#0\",\"at\":\"10us\"}]",
                   "test.json");
     Config::Reset();
     ExperimentRunner runner(Spec(j));
-    CHECK_THROWS_WITH(runner.Build(), Catch::Contains("/failures/0/target") &&
-                                          Catch::Contains("p9/l0-s0#0"));
+    CHECK_THROWS_WITH(runner.Build(),
+                      Catch::Contains("/failures/0/target") && Catch::Contains("p9/l0-s0#0"));
     Simulator::Destroy();
 }
 
-TEST_CASE("runner: transports and workloads named by TypeId run as their short names",
-          "[runner]")
+TEST_CASE("runner: transports and workloads named by TypeId run as their short names", "[runner]")
 {
     // A short name is only an alias: "metaroce" is ns3::MetaRoceTransport,
     // "all_to_all" is ns3::AllToAllWorkload with the same keys, so the two
@@ -265,17 +268,19 @@ TEST_CASE("runner: transports and workloads named by TypeId run as their short n
           "ns3::RoceV2SelectiveRepeat");
 }
 
-TEST_CASE("runner: congestion and recovery policies are checked against the transport",
-          "[runner]")
+TEST_CASE("runner: congestion and recovery policies are checked against the transport", "[runner]")
 {
     for (const auto& [transport, path, expected] :
          std::vector<std::tuple<std::string, std::string, std::string>>{
              // MetaRoCE has no separate recovery policy (its recovery is the spec's).
              {R"({"type":"metaroce","recovery":"ns3::RoceV2SelectiveRepeat"})",
-              "/transport/recovery", "has no Recovery attribute"},
+              "/transport/recovery",
+              "has no Recovery attribute"},
              {R"({"type":"metaroce","congestion":"ns3::RoceV2GoBackN"})",
-              "/transport/congestion", "TypeId of an ns3::RdmaCongestionOps"},
-             {R"({"type":"rocev2","recovery":"ns3::Dcqcn"})", "/transport/recovery",
+              "/transport/congestion",
+              "TypeId of an ns3::RdmaCongestionOps"},
+             {R"({"type":"rocev2","recovery":"ns3::Dcqcn"})",
+              "/transport/recovery",
               "TypeId of an ns3::RoceV2Recovery"},
              {R"({"type":"rocev2","colour":"red"})", "/transport", "colour"},
          })
@@ -306,9 +311,11 @@ TEST_CASE("runner: a workload's own attributes are set on it and checked", "[run
     CHECK(r["summary"]["workload_finished"].get<bool>());
     for (const auto& [set, path, expected] :
          std::vector<std::tuple<std::string, std::string, std::string>>{
-             {"workload.attributes.NoSuchThing=1", "/workload/attributes/NoSuchThing",
+             {"workload.attributes.NoSuchThing=1",
+              "/workload/attributes/NoSuchThing",
               "ns3::BulkWorkload has"},
-             {"workload.attributes.Outstanding=\"lots\"", "/workload/attributes/Outstanding",
+             {"workload.attributes.Outstanding=\"lots\"",
+              "/workload/attributes/Outstanding",
               "valid"},
              {"workload.type=\"ns3::Node\"", "/workload/type", "TypeId of an ns3::RdmaWorkload"},
              {"transport.type=\"ns3::Node\"", "/transport/type", "TypeId of an ns3::RdmaTransport"},

@@ -20,7 +20,6 @@
 #include "ns3/uinteger.h"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <vector>
 
@@ -53,7 +52,11 @@ struct Link
     }
 
     /** A frame with \p payload UDP payload bytes, source port \p sport. */
-    static Ptr<Packet> Frame(uint32_t payload, uint16_t sport, Ecn ecn, uint8_t dscp, FrameInfo& info)
+    static Ptr<Packet> Frame(uint32_t payload,
+                             uint16_t sport,
+                             Ecn ecn,
+                             uint8_t dscp,
+                             FrameInfo& info)
     {
         Ptr<Packet> p = Create<Packet>(payload);
         FrameAddress a;
@@ -118,21 +121,34 @@ TEST_CASE("FabricPort: the traces a hop checks fire once connected, by name or b
     {
         Link link;
         uint32_t enq = 0, deq = 0, sniff = 0, macRx = 0, qBytes = 0;
-        REQUIRE(link.tx->TraceConnectWithoutContext(
-            "Enqueue", MakeBoundCallback(+[](uint32_t* n, Ptr<const Packet>) { ++*n; }, &enq)));
-        REQUIRE(link.tx->TraceConnectWithoutContext(
-            "QueueBytes",
-            MakeBoundCallback(+[](uint32_t* n, uint32_t, uint32_t) { ++*n; }, &qBytes)));
-        REQUIRE(link.rx->TraceConnectWithoutContext(
-            "MacRx", MakeBoundCallback(+[](uint32_t* n, Ptr<const Packet>) { ++*n; }, &macRx)));
+        REQUIRE(
+            link.tx->TraceConnectWithoutContext("Enqueue",
+                                                MakeBoundCallback(
+                                                    +[](uint32_t* n, Ptr<const Packet>) { ++*n; },
+                                                    &enq)));
+        REQUIRE(
+            link.tx->TraceConnectWithoutContext("QueueBytes",
+                                                MakeBoundCallback(
+                                                    +[](uint32_t* n, uint32_t, uint32_t) { ++*n; },
+                                                    &qBytes)));
+        REQUIRE(
+            link.rx->TraceConnectWithoutContext("MacRx",
+                                                MakeBoundCallback(
+                                                    +[](uint32_t* n, Ptr<const Packet>) { ++*n; },
+                                                    &macRx)));
         for (const auto& port : {link.tx, link.rx})
         {
-            REQUIRE(port->TraceConnectWithoutContext(
-                "Sniffer",
-                MakeBoundCallback(+[](uint32_t* n, Ptr<const Packet>) { ++*n; }, &sniff)));
+            REQUIRE(
+                port->TraceConnectWithoutContext("Sniffer",
+                                                 MakeBoundCallback(
+                                                     +[](uint32_t* n, Ptr<const Packet>) { ++*n; },
+                                                     &sniff)));
         }
-        REQUIRE(link.tx->TraceConnectWithoutContext(
-            "Dequeue", MakeBoundCallback(+[](uint32_t* n, Ptr<const Packet>) { ++*n; }, &deq)));
+        REQUIRE(
+            link.tx->TraceConnectWithoutContext("Dequeue",
+                                                MakeBoundCallback(
+                                                    +[](uint32_t* n, Ptr<const Packet>) { ++*n; },
+                                                    &deq)));
         for (int i = 0; i < 3; ++i)
         {
             REQUIRE(link.Send(1000));
@@ -151,11 +167,13 @@ TEST_CASE("FabricPort: the traces a hop checks fire once connected, by name or b
         // Both ports are device 0 of their own node; only the tx port sends
         // and only the rx port receives.
         Config::Connect("/NodeList/*/DeviceList/*/$ns3::FabricPort/Dequeue",
-                        MakeBoundCallback(+[](uint32_t* n, std::string, Ptr<const Packet>) { ++*n; },
-                                          &deq));
+                        MakeBoundCallback(
+                            +[](uint32_t* n, std::string, Ptr<const Packet>) { ++*n; },
+                            &deq));
         Config::Connect("/NodeList/*/DeviceList/*/$ns3::FabricPort/MacRx",
-                        MakeBoundCallback(+[](uint32_t* n, std::string, Ptr<const Packet>) { ++*n; },
-                                          &macRx));
+                        MakeBoundCallback(
+                            +[](uint32_t* n, std::string, Ptr<const Packet>) { ++*n; },
+                            &macRx));
         for (int i = 0; i < 3; ++i)
         {
             REQUIRE(link.Send(1000));
@@ -230,9 +248,10 @@ TEST_CASE("FabricPort: ECN marks follow the RED formula on queued bytes", "[port
     uint64_t atKmax = 0;
     uint64_t mustMark = 0;
     uint64_t marks = 0;
-    link.tx->TraceConnectWithoutContext(
-        "EcnMark",
-        MakeBoundCallback(+[](uint64_t* n, Ptr<const Packet>) { ++*n; }, &marks));
+    link.tx->TraceConnectWithoutContext("EcnMark",
+                                        MakeBoundCallback(
+                                            +[](uint64_t* n, Ptr<const Packet>) { ++*n; },
+                                            &marks));
     for (int round = 0; round < 300; ++round)
     {
         for (int i = 0; i < 60; ++i)

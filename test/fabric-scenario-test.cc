@@ -8,8 +8,8 @@
 #include "fabric-traffic-helper.h"
 #include "test-fabric-util.h"
 
-#include "ns3/ethernet-header.h"
 #include "ns3/error-model.h"
+#include "ns3/ethernet-header.h"
 #include "ns3/integer.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/pcap-file.h"
@@ -19,7 +19,6 @@
 #include "ns3/uinteger.h"
 
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -83,8 +82,8 @@ TEST_CASE("Fabric: every packet sent is delivered or dropped with a reason", "[f
     // loss on every port and small switch port buffers so tail drops happen
     // too. After the sources stop and the fabric drains, sent = delivered +
     // dropped (all reasons): the fabric neither creates nor loses packets.
-    FabricSpec spec = test::TinySpec({{"switch", {{"port_buffer_bytes", 200000},
-                                                  {"ecn", {{"kmax_bytes", 200000}}}}}});
+    FabricSpec spec = test::TinySpec(
+        {{"switch", {{"port_buffer_bytes", 200000}, {"ecn", {{"kmax_bytes", 200000}}}}}});
     FabricBuilder builder(spec);
     Ptr<Fabric> fabric = builder.Build();
     fabric->AssignStreams(11);
@@ -283,7 +282,8 @@ TEST_CASE("Fabric: pcap captures decode as Ethernet/IPv4/UDP", "[fabric][pcap]")
         const std::string out = (dir / "tshark.txt").string();
         const std::string cmd = "tshark -o ip.check_checksum:TRUE -r " + txFile +
                                 " -T fields -e ip.src -e ip.dst -e udp.length "
-                                "-e ip.checksum.status > " + out + " 2>/dev/null";
+                                "-e ip.checksum.status > " +
+                                out + " 2>/dev/null";
         REQUIRE(std::system(cmd.c_str()) == 0);
         std::FILE* f = std::fopen(out.c_str(), "r");
         REQUIRE(f);
@@ -334,7 +334,8 @@ TEST_CASE("Fabric: the invariant check counts frames in flight and catches a fra
 
     Ptr<Packet> stray = Create<Packet>(100);
     const FrameInfo info =
-        BuildFrame(stray, fabric->GetNic(0)->AddressTo(3, 0, 1234, FabricTrafficSource::kDefaultPort));
+        BuildFrame(stray,
+                   fabric->GetNic(0)->AddressTo(3, 0, 1234, FabricTrafficSource::kDefaultPort));
     fabric->GetNic(0)->GetPort(0)->Enqueue(stray, info);
     const auto violations = fabric->CheckInvariants();
     REQUIRE(violations.size() == 1);

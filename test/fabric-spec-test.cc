@@ -515,6 +515,7 @@ TEST_CASE("FabricSpec: every shipped topology file loads with its documented siz
         std::string name;
         uint32_t planes, leaves, spines, hostsPerLeaf, hosts, switchesTotal;
     };
+
     const std::vector<Expected> shipped = {
         {"tiny-2p", 2, 2, 2, 2, 4, 8},
         {"clos-64h-4p", 4, 8, 8, 8, 64, 64},
@@ -840,7 +841,8 @@ TEST_CASE("FabricSpec: bad switch.pfc values are reported at their path", "[spec
                "/switch/pfc/lossless_priority",
                "an unsigned integer <= 7 (an 802.1p priority)");
     // Typos and types.
-    CHECK_THAT(ErrorOf(pfcWith("xon_delta", 1)), Catch::Contains("did you mean \"xon_delta_bytes\""));
+    CHECK_THAT(ErrorOf(pfcWith("xon_delta", 1)),
+               Catch::Contains("did you mean \"xon_delta_bytes\""));
     CheckError(ErrorOf(With(ValidSpec(), "/switch/pfc", true)), "/switch/pfc", "an object");
     CheckError(ErrorOf(pfcWith("enabled", "yes")), "/switch/pfc/enabled", "true or false");
     std::string m = ErrorOf(pfcWith("xoff", "static"));
@@ -877,7 +879,9 @@ TEST_CASE("FabricSpec: bad switch.pfc values are reported at their path", "[spec
                "an unsigned integer <= 50000 (at most xoff: XON = xoff - xon_delta_bytes)");
     json big = pfcWith("headroom_bytes", 9000000);
     m = ErrorOf(big);
-    CheckError(m, "/switch/buffer_bytes", "more than the PFC headroom reserved in the largest "
-                                          "switch (36000000 bytes");
+    CheckError(m,
+               "/switch/buffer_bytes",
+               "more than the PFC headroom reserved in the largest "
+               "switch (36000000 bytes");
     CHECK_THAT(m, Catch::EndsWith("got 33554432"));
 }

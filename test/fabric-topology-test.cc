@@ -7,9 +7,8 @@
 #include "fabric-graph.h"
 #include "test-fabric-util.h"
 
-#include <catch2/catch.hpp>
-
 #include <array>
+#include <catch2/catch.hpp>
 #include <cmath>
 
 using namespace ns3;
@@ -23,6 +22,7 @@ TEST_CASE("FabricGraph: shipped fabrics have the Clos sizes their descriptions s
         uint32_t hosts;
         uint32_t switchesPerPlane;
     };
+
     // Vertices: hosts (shared by planes) + planes x (leaves + spines).
     // Edges: planes x (hosts + leaves x spines x parallel links).
     for (const Expect& e : {Expect{"clos-64h-4p", 4, 64, 16},

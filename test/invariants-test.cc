@@ -20,9 +20,8 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <functional>
 
 using namespace ns3;
@@ -156,8 +155,8 @@ TEST_CASE("invariants: each buffer and PFC check reports its own corruption of a
     REQUIRE(xoff.size() >= 2);
     const uint8_t p = kLossless;
     const SwitchInvariantView& leaf = real.switches[0];
-    const uint32_t j = xoff[0];                   // an ingress in XOFF
-    const uint32_t in = leaf.ports[j];            // its port (on the leaf)
+    const uint32_t j = xoff[0];                          // an ingress in XOFF
+    const uint32_t in = leaf.ports[j];                   // its port (on the leaf)
     const uint32_t peer = uint32_t(real.ports[in].peer); // the sender's NIC port, paused
     REQUIRE(real.ports[peer].pauseOpen[p]);
     uint32_t idle = UINT32_MAX; // an ingress never in XOFF: host 0's link
@@ -188,40 +187,50 @@ TEST_CASE("invariants: each buffer and PFC check reports its own corruption of a
         const char* text;
         std::function<void(FabricInvariantSnapshot&)> corrupt;
     };
+
     const std::vector<Case> cases = {
         // Buffers
         {"queue counter", "bytes queued", [&](auto& s) { s.ports[busy].queueBytesCounter += 1; }},
-        {"queue counter", "of serialisation queued",
+        {"queue counter",
+         "of serialisation queued",
          [&](auto& s) { s.ports[busy].queuedPsCounter[1] += 1; }},
         {"buffer charge", "charged: pool", [&](auto& s) { s.ports[busy].poolChargedBytes += 64; }},
         {"buffer charge", "NIC port", [&](auto& s) { s.ports[peer].poolChargedBytes = 64; }},
         {"shared buffer", "in use", [&](auto& s) { s.switches[0].used += 64; }},
-        {"shared buffer", "of a pool of",
+        {"shared buffer",
+         "of a pool of",
          [&](auto& s) { s.switches[0].used = uint64_t(0) - 64; }}, // an underflow
         {"shared buffer", "reserves", [&](auto& s) { s.switches[0].reserved += 1; }},
         // PFC accounting and XOFF
-        {"pfc accounting", "lossless bytes from it are queued",
+        {"pfc accounting",
+         "lossless bytes from it are queued",
          [&](auto& s) { s.switches[0].ingress[j][p].queuedLossless -= 1; }},
-        {"pfc accounting", "does not have", [&](auto& s) { s.switches[0].strayLosslessBytes = 64; }},
+        {"pfc accounting",
+         "does not have",
+         [&](auto& s) { s.switches[0].strayLosslessBytes = 64; }},
         {"pfc accounting", "PFC off", [&](auto& s) { s.switches[0].pfcEnabled = false; }},
-        {"pfc headroom", "in a headroom of",
+        {"pfc headroom",
+         "in a headroom of",
          [&](auto& s) {
              auto& x = s.switches[0].ingress[j][p];
              x.headroom = s.switches[0].headroomCap[j] + 1;
              x.queuedLossless = x.shared + x.headroom;
          }},
-        {"pfc xoff", "in headroom but not in XOFF",
+        {"pfc xoff",
+         "in headroom but not in XOFF",
          [&](auto& s) {
              auto& x = s.switches[0].ingress[idle][p];
              x.headroom = 100;
              x.queuedLossless = 100;
          }},
-        {"pfc xoff", "with nothing charged",
+        {"pfc xoff",
+         "with nothing charged",
          [&](auto& s) {
              auto& x = s.switches[0].ingress[j][p];
              x.shared = x.headroom = x.queuedLossless = 0;
          }},
-        {"pfc xoff", "at or below XON",
+        {"pfc xoff",
+         "at or below XON",
          [&](auto& s) {
              auto& x = s.switches[0].ingress[j][p];
              x.headroom = 0;
@@ -229,26 +238,32 @@ TEST_CASE("invariants: each buffer and PFC check reports its own corruption of a
              s.switches[0].staticXoffBytes = uint32_t(x.shared) + s.switches[0].xonDeltaBytes;
          }},
         {"pfc xoff", "ingresses in XOFF", [&](auto& s) { s.switches[0].xoffNow += 1; }},
-        {"pfc xoff", "departures",
-         [&](auto& s) { s.ports[idlePort].trackingDepartures = false; }},
+        {"pfc xoff", "departures", [&](auto& s) { s.ports[idlePort].trackingDepartures = false; }},
         // Refresh
-        {"pfc refresh", "no refresh pending",
+        {"pfc refresh",
+         "no refresh pending",
          [&](auto& s) { s.switches[0].ingress[j][p].refreshPs = -1; }},
-        {"pfc refresh", "interval",
+        {"pfc refresh",
+         "interval",
          [&](auto& s) {
-             s.switches[0].ingress[j][p].refreshPs = now + s.switches[0].refreshIntervalPs[j] + 1000;
+             s.switches[0].ingress[j][p].refreshPs =
+                 now + s.switches[0].refreshIntervalPs[j] + 1000;
          }},
-        {"pfc refresh", "not half a pause",
+        {"pfc refresh",
+         "not half a pause",
          [&](auto& s) { s.switches[0].ingress[j][p].refreshPs -= 1000; }},
-        {"pfc refresh", "while not in XOFF",
+        {"pfc refresh",
+         "while not in XOFF",
          [&](auto& s) { s.switches[0].ingress[idle][p].refreshPs = now + 1000; }},
         // What the peer believes
         {"pfc peer", "was PAUSE(0)", [&](auto& s) { s.ports[in].lastSent[p].quanta = 0; }},
-        {"pfc peer", "is not paused now",
+        {"pfc peer",
+         "is not paused now",
          [&](auto& s) {
              s.ports[peer].pausedUntilPs[p] = now; // (also breaks its own pause checks)
          }},
-        {"pfc peer", "received the resume",
+        {"pfc peer",
+         "received the resume",
          [&](auto& s) {
              // Not in XOFF, resume sent and heard, yet the peer's pause is open.
              auto& x = s.switches[0].ingress[j][p];
@@ -258,14 +273,16 @@ TEST_CASE("invariants: each buffer and PFC check reports its own corruption of a
              s.ports[in].lastSent[p].quanta = 0;
              s.ports[peer].lastReceived[p].quanta = 0;
          }},
-        {"pfc peer", "never reached",
+        {"pfc peer",
+         "never reached",
          [&](auto& s) {
              s.ports[peer].lastReceived[p].uid += 1000000;
              s.ports[peer].linkFramesInFlight = 0;
          }},
         // The paused transmitter
         {"pfc pause", "on a link that is down", [&](auto& s) { s.ports[peer].linkUp = false; }},
-        {"pfc pause", "does not obey",
+        {"pfc pause",
+         "does not obey",
          [&](auto& s) {
              s.ports[peer].pauseOpen[5] = true;
              s.ports[peer].pausedUntilPs[5] = s.ports[peer].pausedUntilPs[p];
@@ -273,14 +290,17 @@ TEST_CASE("invariants: each buffer and PFC check reports its own corruption of a
          }},
         {"pfc pause", "open pause from", [&](auto& s) { s.ports[peer].pauseStartPs[p] = now + 1; }},
         {"pfc pause", "not pending", [&](auto& s) { s.ports[peer].pauseWakePs = -1; }},
-        {"pfc pause", "does not match the last PFC frame",
+        {"pfc pause",
+         "does not match the last PFC frame",
          [&](auto& s) { s.ports[peer].pausedUntilPs[p] += 1000; }},
-        {"pfc pause", "closed pause ends",
+        {"pfc pause",
+         "closed pause ends",
          [&](auto& s) { s.ports[idlePeer].pausedUntilPs[p] = now + 1000; }},
         {"pfc pause", "with no pause open", [&](auto& s) { s.ports[idlePeer].pauseWakePs = now; }},
         {"pfc pause", "class view", [&](auto& s) { s.ports[peer].controlClassPaused = true; }},
         {"pfc paused time", "paused", [&](auto& s) { s.ports[peer].pausedPs = uint64_t(now) + 1; }},
-        {"pfc paused time", "paused",
+        {"pfc paused time",
+         "paused",
          [&](auto& s) { s.ports[peer].pausedPs = uint64_t(0) - 5; }}, // a negative episode
     };
     for (const auto& c : cases)
@@ -394,12 +414,15 @@ class ScriptedConnection : public RdmaConnection
         CountPosted(wr);
         ++held;
     }
+
     void PostRecv(const RdmaRecvRequest& rr) override
     {
         CountPosted(rr);
         ++held;
     }
+
     using RdmaConnection::PostRecv;
+
     void Deliver(uint64_t wrId, RdmaOpcode opcode, uint16_t stream = 0)
     {
         RdmaCompletion c;
@@ -410,10 +433,26 @@ class ScriptedConnection : public RdmaConnection
         held = std::max<int64_t>(0, held - 1);
         Complete(c);
     }
-    int64_t GetHeldWorkRequests() const override { return held; }
-    uint64_t GetDeliveredBytes() const override { return 0; }
-    uint64_t GetSentPackets() const override { return 0; }
-    uint64_t GetRetransmittedPackets() const override { return 0; }
+
+    int64_t GetHeldWorkRequests() const override
+    {
+        return held;
+    }
+
+    uint64_t GetDeliveredBytes() const override
+    {
+        return 0;
+    }
+
+    uint64_t GetSentPackets() const override
+    {
+        return 0;
+    }
+
+    uint64_t GetRetransmittedPackets() const override
+    {
+        return 0;
+    }
 
     int64_t held = 0;
 };
@@ -553,7 +592,8 @@ RunTransportIncast(const std::string& transport, Time stopAt, bool expectOutstan
         // less than the transport holds is reported.
         auto edited = a;
         edited.held += edited.held > 0 ? -1 : 1;
-        CHECK(Reports(CheckWorkRequestAudit(edited, "edited"), "completion", "the transport holds"));
+        CHECK(
+            Reports(CheckWorkRequestAudit(edited, "edited"), "completion", "the transport holds"));
     }
     const FabricStats st = CollectFabricStats(*fabric, Simulator::Now());
     CHECK(st.pfcFramesSent > 0);

@@ -10,7 +10,6 @@
 #include "ns3/uinteger.h"
 
 #include <catch2/catch.hpp>
-
 #include <functional>
 #include <map>
 #include <tuple>
@@ -25,7 +24,11 @@ namespace
 struct DataFaults
 {
     std::function<MetaRoceFault(const MetaRoceDataHeader&, uint32_t)> fn;
-    MetaRoceFault Call(const MetaRoceDataHeader& h, uint32_t plane) { return fn(h, plane); }
+
+    MetaRoceFault Call(const MetaRoceDataHeader& h, uint32_t plane)
+    {
+        return fn(h, plane);
+    }
 };
 
 MetaRoceFault
@@ -54,11 +57,17 @@ struct PathEvents
     {
         retransmits.emplace_back(path, seq, timeout);
     }
+
     void Failed(uint32_t path, uint32_t plane, uint16_t oldPort, uint16_t newPort)
     {
         failures.emplace_back(path, plane, oldPort, newPort, Simulator::Now());
     }
-    void Rate(uint32_t plane, uint64_t bps) { planeRates[plane].emplace_back(Simulator::Now(), bps); }
+
+    void Rate(uint32_t plane, uint64_t bps)
+    {
+        planeRates[plane].emplace_back(Simulator::Now(), bps);
+    }
+
     void Stalled(uint32_t conn, uint64_t wrId, int32_t path, Time last)
     {
         stalls.emplace_back(conn, wrId);
@@ -218,7 +227,7 @@ TEST_CASE("conformance: duplicated packets are placed once and complete once",
     Simulator::Run();
     REQUIRE(p.aDone.size() == 1);
     CHECK(p.aDone[0].status == RdmaStatus::Success);
-    CHECK(p.b->GetReceiverStats().packets == 128);         // 64 packets, each twice
+    CHECK(p.b->GetReceiverStats().packets == 128); // 64 packets, each twice
     CHECK(p.b->GetReceiverStats().duplicatePackets == 64);
     CHECK(p.b->GetReceiverStats().placedBytes == 256 * kKiB);
     CHECK(buf.WrongBytes(0, 256 * kKiB) == 0);
@@ -417,8 +426,13 @@ TEST_CASE("conformance: random loss with payload integrity: every message comple
     const uint32_t writeLen = 192 * kKiB;
     for (uint32_t i = 0; i < 8; ++i)
     {
-        p.a->PostWrite(i % 2, i, 0x900000 + i * writeLen, buf.rkey, writeLen,
-                       0x100000 + i * writeLen, buf.lkey);
+        p.a->PostWrite(i % 2,
+                       i,
+                       0x900000 + i * writeLen,
+                       buf.rkey,
+                       writeLen,
+                       0x100000 + i * writeLen,
+                       buf.lkey);
     }
     const uint64_t sendBase = 8 * writeLen;
     const uint32_t sendLen = 128 * kKiB;
@@ -553,7 +567,7 @@ TEST_CASE("verbs: receiver-not-ready, bad key, out of bounds and length errors",
         Simulator::Run();
         REQUIRE(p.aDone.size() == 2);
         CHECK(p.aDone[0].status == RdmaStatus::RemoteAccessError);
-        CHECK(p.aDone[1].status == RdmaStatus::Success); // the stream goes on
+        CHECK(p.aDone[1].status == RdmaStatus::Success);      // the stream goes on
         CHECK(buf.NotOnce(4 * kKiB, 60 * kKiB) == 60 * kKiB); // untouched
         CHECK(buf.NotOnce(0, 4 * kKiB) == 0);
     }
@@ -634,8 +648,7 @@ TEST_CASE("conformance: the congestion policy sees a path's failure when it is d
     // connection's PathFailed trace, once per failure.
     FailureRecordingAimd::s_failures.clear();
     RdmaTransportHelper helper("ns3::MetaRoceTransport");
-    helper.SetConnectionAttribute("CongestionOps",
-                                  TypeIdValue(FailureRecordingAimd::GetTypeId()));
+    helper.SetConnectionAttribute("CongestionOps", TypeIdValue(FailureRecordingAimd::GetTypeId()));
     MetaRocePair p = MakeMetaRocePair(TinySpec(), 0, 3, helper);
     RecordCompletions(p);
     PathEvents ev;

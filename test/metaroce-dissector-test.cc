@@ -24,7 +24,6 @@
 #include "ns3/udp-header.h"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -63,11 +62,13 @@ struct TempDir
         REQUIRE(mkdtemp(buf.data()) != nullptr);
         path = buf.data();
     }
+
     ~TempDir()
     {
         std::error_code ec;
         fs::remove_all(path, ec);
     }
+
     TempDir(const TempDir&) = delete;
     TempDir& operator=(const TempDir&) = delete;
 };
@@ -77,8 +78,16 @@ struct Frame
 {
     std::map<std::string, std::string> f;
 
-    const std::string& S(const std::string& name) const { return f.at(name); }
-    bool Has(const std::string& name) const { return !f.at(name).empty(); }
+    const std::string& S(const std::string& name) const
+    {
+        return f.at(name);
+    }
+
+    bool Has(const std::string& name) const
+    {
+        return !f.at(name).empty();
+    }
+
     /** The field as an unsigned number (decimal or 0x hex); fails the test if absent. */
     uint64_t U(const std::string& name) const
     {
@@ -90,6 +99,7 @@ struct Frame
         REQUIRE(used == s.size());
         return v;
     }
+
     /** A field with several occurrences (aggregated with ','), as numbers. */
     std::vector<uint64_t> List(const std::string& name) const
     {
@@ -102,6 +112,7 @@ struct Frame
         }
         return out;
     }
+
     bool IsMetaRoce() const
     {
         const std::string& p = S("frame.protocols");
@@ -110,17 +121,48 @@ struct Frame
 };
 
 const std::vector<std::string> kFields = {
-    "frame.number",  "frame.len",          "frame.protocols",   "frame.time_epoch",
-    "udp.dstport",   "_ws.col.Info",       "_ws.malformed",     "_ws.lua.error",
-    "_ws.expert.message", "metaroce.opcode",    "metaroce.flags",    "metaroce.flags.first",
-    "metaroce.flags.last", "metaroce.flags.retx", "metaroce.flags.probe",
-    "metaroce.flags.ece", "metaroce.flags.rnr", "metaroce.flags.access_error",
-    "metaroce.flags.length_error", "metaroce.path", "metaroce.epoch", "metaroce.version",
-    "metaroce.stream", "metaroce.conn",     "metaroce.psn",      "metaroce.msn",
-    "metaroce.msg_len", "metaroce.offset",  "metaroce.raddr",    "metaroce.rkey",
-    "metaroce.match", "metaroce.reserved",  "metaroce.ts",       "metaroce.payload_len",
-    "metaroce.cum",  "metaroce.trigger",    "metaroce.rate_hint_mbps", "metaroce.ts_echo",
-    "metaroce.sack", "metaroce.sack_count", "metaroce.sack_psn", "data.len",
+    "frame.number",
+    "frame.len",
+    "frame.protocols",
+    "frame.time_epoch",
+    "udp.dstport",
+    "_ws.col.Info",
+    "_ws.malformed",
+    "_ws.lua.error",
+    "_ws.expert.message",
+    "metaroce.opcode",
+    "metaroce.flags",
+    "metaroce.flags.first",
+    "metaroce.flags.last",
+    "metaroce.flags.retx",
+    "metaroce.flags.probe",
+    "metaroce.flags.ece",
+    "metaroce.flags.rnr",
+    "metaroce.flags.access_error",
+    "metaroce.flags.length_error",
+    "metaroce.path",
+    "metaroce.epoch",
+    "metaroce.version",
+    "metaroce.stream",
+    "metaroce.conn",
+    "metaroce.psn",
+    "metaroce.msn",
+    "metaroce.msg_len",
+    "metaroce.offset",
+    "metaroce.raddr",
+    "metaroce.rkey",
+    "metaroce.match",
+    "metaroce.reserved",
+    "metaroce.ts",
+    "metaroce.payload_len",
+    "metaroce.cum",
+    "metaroce.trigger",
+    "metaroce.rate_hint_mbps",
+    "metaroce.ts_echo",
+    "metaroce.sack",
+    "metaroce.sack_count",
+    "metaroce.sack_psn",
+    "data.len",
 };
 
 struct TsharkResult
@@ -194,7 +236,9 @@ std::string
 DataInfo(const Frame& fr)
 {
     char s[200];
-    std::snprintf(s, sizeof(s), "%s conn=%llu path=%llu/%llu psn=%llu msn=%llu off=%llu",
+    std::snprintf(s,
+                  sizeof(s),
+                  "%s conn=%llu path=%llu/%llu psn=%llu msn=%llu off=%llu",
                   fr.U("metaroce.opcode") == 1 ? "WRITE" : "SEND",
                   (unsigned long long)fr.U("metaroce.conn"),
                   (unsigned long long)fr.U("metaroce.path"),
@@ -209,7 +253,9 @@ std::string
 AckInfo(const Frame& fr)
 {
     char s[200];
-    std::snprintf(s, sizeof(s), "ACK conn=%llu path=%llu/%llu cum=%llu sacked=%llu hint=%lluMbps",
+    std::snprintf(s,
+                  sizeof(s),
+                  "ACK conn=%llu path=%llu/%llu cum=%llu sacked=%llu hint=%lluMbps",
                   (unsigned long long)fr.U("metaroce.conn"),
                   (unsigned long long)fr.U("metaroce.path"),
                   (unsigned long long)fr.U("metaroce.epoch"),
@@ -361,8 +407,8 @@ TEST_CASE("Dissector: analysis/metaroce.lua decodes a simulated WRITE and SEND w
         const TsharkResult r = RunTshark(files[plane]);
         CheckClean(r);
         REQUIRE_FALSE(r.frames.empty());
-        std::map<uint64_t, uint64_t> nextPsn;                    // path -> next data psn
-        std::map<uint64_t, uint64_t> nextCum;                    // path -> next ACK cum
+        std::map<uint64_t, uint64_t> nextPsn;                     // path -> next data psn
+        std::map<uint64_t, uint64_t> nextCum;                     // path -> next ACK cum
         std::map<std::pair<uint64_t, uint64_t>, uint64_t> sentTs; // (path, psn) -> ts
         uint64_t lastTs = 0;
         uint32_t planeData = 0;
@@ -435,7 +481,7 @@ TEST_CASE("Dissector: analysis/metaroce.lua decodes a simulated WRITE and SEND w
                 ++planeAcks;
                 CHECK(fr.U("frame.len") == 64 + 42);
                 CHECK_FALSE(fr.Has("data.len"));
-                CHECK(fr.U("metaroce.conn") == aId); // the data sender's connection
+                CHECK(fr.U("metaroce.conn") == aId);         // the data sender's connection
                 CHECK((fr.U("metaroce.flags") & 0x0e) == 0); // no RNR/access/length error
                 const uint64_t trigger = fr.U("metaroce.trigger");
                 const uint64_t cum = fr.U("metaroce.cum");
@@ -499,8 +545,8 @@ TEST_CASE("Dissector: analysis/metaroce.lua on hand-built headers and foreign pa
     //    both ends of bytes and words, and a cumulative sequence close to
     //    2^32 so the SACKed sequences wrap (bit i = cum + 1 + i mod 2^32).
     MetaRoceAckHeader ack;
-    ack.flags = MetaRoceAckHeader::ECE | MetaRoceAckHeader::ACCESS_ERROR |
-                MetaRoceAckHeader::LENGTH_ERROR;
+    ack.flags =
+        MetaRoceAckHeader::ECE | MetaRoceAckHeader::ACCESS_ERROR | MetaRoceAckHeader::LENGTH_ERROR;
     ack.pathId = 258;
     ack.pathEpoch = 3;
     ack.connection = 0x01020304;
@@ -587,8 +633,10 @@ TEST_CASE("Dissector: analysis/metaroce.lua on hand-built headers and foreign pa
         CHECK(fr.U("metaroce.ts_echo") == 0x0102030405060708ull);
         CHECK(fr.U("metaroce.sack_count") == bits.size());
         // Word 0 first, each word big-endian: bit 0 is the last byte of word 0.
-        CHECK(fr.S("metaroce.sack") ==
-              "8000000000000181" "0000000000000001" "0000000000000004" "8000000000000000");
+        CHECK(fr.S("metaroce.sack") == "8000000000000181"
+                                       "0000000000000001"
+                                       "0000000000000004"
+                                       "8000000000000000");
         std::vector<uint64_t> expected;
         for (uint32_t bit : bits)
         {

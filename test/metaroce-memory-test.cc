@@ -21,10 +21,8 @@
 #include "test-metaroce-util.h"
 
 #include <catch2/catch.hpp>
-
-#include <malloc.h>
-
 #include <iostream>
+#include <malloc.h>
 
 using namespace ns3;
 using namespace ns3::test;
@@ -130,8 +128,7 @@ TEST_CASE("memory: MetaRoCE state per directed connection <= 4 KiB on 64 hosts x
 
     std::cout << "memory: heap per directed connection: set-up " << setUpCold << " B (cold), "
               << setUp << " B (warm); after every path carried data, nothing in flight " << idle
-              << " B. Per bidirectional connection: " << 2 * setUp << " / " << 2 * idle
-              << " B\n";
+              << " B. Per bidirectional connection: " << 2 * setUp << " / " << 2 * idle << " B\n";
     CHECK(setUpCold <= kMaxBytesPerDirectedConnection);
     CHECK(setUp <= kMaxBytesPerDirectedConnection);
     CHECK(idle <= kMaxBytesPerDirectedConnection);

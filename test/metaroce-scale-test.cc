@@ -5,7 +5,6 @@
 #include "test-metaroce-util.h"
 
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <iostream>
 
@@ -62,10 +61,10 @@ TEST_CASE("scale: all-to-all on 64 hosts x 8 planes, 4032 connections", "[.scale
         }
     }
     std::cout << "scale: connections " << conns.size() << ", completed " << completed
-              << ", retransmissions " << retx << ", path failures " << failures
-              << ", hops " << fabric->GetPacketHops() << ", events " << metrics.Events()
-              << ", wall " << metrics.WallSeconds() << " s, hops/s "
-              << fabric->GetPacketHops() / metrics.WallSeconds() << ", rss " << rssBefore
-              << " -> " << rssConnected << " -> " << RunMetrics::PeakRssMb() << " MiB\n";
+              << ", retransmissions " << retx << ", path failures " << failures << ", hops "
+              << fabric->GetPacketHops() << ", events " << metrics.Events() << ", wall "
+              << metrics.WallSeconds() << " s, hops/s "
+              << fabric->GetPacketHops() / metrics.WallSeconds() << ", rss " << rssBefore << " -> "
+              << rssConnected << " -> " << RunMetrics::PeakRssMb() << " MiB\n";
     CHECK(conns.size() == 4032);
 }

@@ -12,9 +12,8 @@
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 using namespace ns3;
 

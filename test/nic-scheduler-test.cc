@@ -13,7 +13,6 @@
 #include "ns3/simulator.h"
 
 #include <catch2/catch.hpp>
-
 #include <vector>
 
 using namespace ns3;
@@ -35,8 +34,10 @@ struct PacedClient : NicTxClient
     std::vector<int64_t> sentPs;
     std::vector<uint32_t> sentPlanes;
 
-    FramePayload PullPacket(uint32_t plane, int64_t nowPs, FrameAddress& addr, int64_t& notBeforePs)
-        override
+    FramePayload PullPacket(uint32_t plane,
+                            int64_t nowPs,
+                            FrameAddress& addr,
+                            int64_t& notBeforePs) override
     {
         ++pulls;
         if (nowPs < nextPs)
@@ -47,11 +48,17 @@ struct PacedClient : NicTxClient
         nextPs = gapPs > 0 ? nowPs + gapPs : 0;
         sentPs.push_back(nowPs);
         sentPlanes.push_back(plane);
-        addr = nic->AddressTo(1, plane, uint16_t(30000 + gapPs % 7), FabricTrafficSource::kDefaultPort);
+        addr = nic->AddressTo(1,
+                              plane,
+                              uint16_t(30000 + gapPs % 7),
+                              FabricTrafficSource::kDefaultPort);
         return FramePayload::Zeros(4096);
     }
 
-    bool HasFirmWaits() const override { return firm; }
+    bool HasFirmWaits() const override
+    {
+        return firm;
+    }
 };
 
 struct Run
@@ -85,8 +92,7 @@ RunPair(bool firm)
 }
 } // namespace
 
-TEST_CASE("NicScheduler: a firm wait is skipped without a pull, and nothing else changes",
-          "[nic]")
+TEST_CASE("NicScheduler: a firm wait is skipped without a pull, and nothing else changes", "[nic]")
 {
     // 20 us at 100 Gb/s with 4,138-byte frames (4,162 line bytes, 332.96 ns):
     // the port sends about 60 frames. The paced client may send at 0, 5, 10

@@ -11,8 +11,8 @@
 #include "fabric-pfc-monitor.h"
 #include "fabric-port.h"
 #include "fabric-stats.h"
-#include "fabric-traffic-sink.h"
 #include "fabric-test-header.h"
+#include "fabric-traffic-sink.h"
 #include "fabric-traffic-source.h"
 #include "nic-scheduler.h"
 #include "pfc-pause-header.h"
@@ -26,7 +26,6 @@
 #include "ns3/uinteger.h"
 
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -39,8 +38,8 @@ using namespace ns3;
 namespace
 {
 
-constexpr uint8_t kDataDscp = 26;   // AF31: the data class (anything but ControlDscp 48)
-constexpr uint8_t kLossless = 3;    // DataPriority default
+constexpr uint8_t kDataDscp = 26; // AF31: the data class (anything but ControlDscp 48)
+constexpr uint8_t kLossless = 3;  // DataPriority default
 
 using test::RecordingSink;
 
@@ -133,8 +132,24 @@ TEST_CASE("PfcPauseHeader: 802.1Qbb bytes, and foreign or short input is rejecte
     REQUIRE(p->GetSize() == 60);
     uint8_t b[60];
     p->CopyData(b, 60);
-    const uint8_t head[] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00,
-                            0x00, 0x07, 0x88, 0x08, 0x01, 0x01, 0x00, 0x28};
+    const uint8_t head[] = {0x01,
+                            0x80,
+                            0xc2,
+                            0x00,
+                            0x00,
+                            0x01,
+                            0x02,
+                            0x00,
+                            0x00,
+                            0x00,
+                            0x00,
+                            0x07,
+                            0x88,
+                            0x08,
+                            0x01,
+                            0x01,
+                            0x00,
+                            0x28};
     CHECK(std::vector<uint8_t>(b, b + 18) == std::vector<uint8_t>(head, head + 18));
     CHECK(b[18 + 2 * 3] == 0xff); // priority 3's quanta, big-endian
     CHECK(b[18 + 2 * 3 + 1] == 0xff);
@@ -161,10 +176,10 @@ TEST_CASE("PfcPauseHeader: 802.1Qbb bytes, and foreign or short input is rejecte
     };
     CHECK_FALSE(PfcPauseHeader::Peek(*Create<Packet>(b, 59)));
     CHECK(Create<Packet>(b, 40)->PeekHeader(back) == 0);
-    CHECK_FALSE(PfcPauseHeader::Peek(*mutated(13, 0x00)));   // EtherType 0x8800
-    CHECK_FALSE(PfcPauseHeader::Peek(*mutated(14, 0x00)));   // opcode 0x0001 (802.3x PAUSE)
-    CHECK_FALSE(PfcPauseHeader::Peek(*mutated(16, 0x01)));   // reserved high byte of the vector
-    CHECK_FALSE(PfcPauseHeader::Peek(*mutated(5, 0x02)));    // another destination
+    CHECK_FALSE(PfcPauseHeader::Peek(*mutated(13, 0x00))); // EtherType 0x8800
+    CHECK_FALSE(PfcPauseHeader::Peek(*mutated(14, 0x00))); // opcode 0x0001 (802.3x PAUSE)
+    CHECK_FALSE(PfcPauseHeader::Peek(*mutated(16, 0x01))); // reserved high byte of the vector
+    CHECK_FALSE(PfcPauseHeader::Peek(*mutated(5, 0x02)));  // another destination
     Ptr<Packet> udp = Create<Packet>(18);
     BuildFrame(udp, FrameAddress{});
     REQUIRE(udp->GetSize() == 60);
@@ -208,9 +223,10 @@ TEST_CASE("PFC: a paused port stops its data class for exactly quanta x 512 bit 
     CHECK(link.tx->PauseQuantaPs(1000) == 5'120'000);
     REQUIRE(link.rxSink.arrivals.size() == 4);
     CHECK(link.rxSink.srcPorts == std::vector<uint16_t>{1, 3, 2, 4});
-    CHECK(link.rxSink.arrivals ==
-          std::vector<Time>{NanoSeconds(2086), NanoSeconds(3011), NanoSeconds(7213),
-                            NanoSeconds(7298)});
+    CHECK(link.rxSink.arrivals == std::vector<Time>{NanoSeconds(2086),
+                                                    NanoSeconds(3011),
+                                                    NanoSeconds(7213),
+                                                    NanoSeconds(7298)});
     // A NIC scheduler asking at 1.5 us learns B cannot finish before
     // expiry + one frame.
     CHECK(idleAt1500 == 6'127'000 + 85'280);
@@ -348,8 +364,7 @@ RunIncast(bool pfc, const nlohmann::json& pfcPatch = nlohmann::json::object())
 }
 } // namespace
 
-TEST_CASE("PFC: a 16-to-1 incast at line rate loses nothing with PFC and drops without",
-          "[pfc]")
+TEST_CASE("PFC: a 16-to-1 incast at line rate loses nothing with PFC and drops without", "[pfc]")
 {
     // 16 x 100 packets of 4,138-byte frames arrive at 16 x 100 Gb/s for one
     // 100 Gb/s port: the queue would grow to ~1,500 frames (6 MB).
@@ -585,7 +600,11 @@ namespace
 struct GreedyClient : NicTxClient
 {
     Ptr<RdmaNic> nic;
-    FramePayload PullPacket(uint32_t plane, int64_t, FrameAddress& addr, int64_t& notBeforePs) override
+
+    FramePayload PullPacket(uint32_t plane,
+                            int64_t,
+                            FrameAddress& addr,
+                            int64_t& notBeforePs) override
     {
         FabricTestHeader hdr;
         hdr.SetSendTime(Simulator::Now());
@@ -700,8 +719,10 @@ TEST_CASE("PFC: routes with a valley close a cyclic buffer dependency, the monit
     Ptr<FabricSwitch> s1 = fabric->GetSpine(0, 1);
     reroute(l0, {{4, port("p0/l0-s0#0", false)}, {5, port("p0/l0-s0#0", false)}});
     reroute(s0, {{4, port("p0/l1-s0#0", true)}});
-    reroute(l1, {{4, port("p0/l1-s1#0", false)}, {5, port("p0/l1-s1#0", false)},
-                 {1, port("p0/l1-s1#0", false)}});
+    reroute(l1,
+            {{4, port("p0/l1-s1#0", false)},
+             {5, port("p0/l1-s1#0", false)},
+             {1, port("p0/l1-s1#0", false)}});
     reroute(s1, {{5, port("p0/l0-s1#0", true)}});
     for (uint32_t h : {1, 4, 5})
     {
@@ -717,7 +738,9 @@ TEST_CASE("PFC: routes with a valley close a cyclic buffer dependency, the monit
     REQUIRE(monitor->GetDeadlocks() == 1);
     std::vector<std::string> cycle = monitor->GetDeadlockReports()[0];
     std::sort(cycle.begin(), cycle.end());
-    CHECK(cycle == std::vector<std::string>{"p0/l0-s0#0@l0", "p0/l0-s1#0@s1", "p0/l1-s0#0@s0",
+    CHECK(cycle == std::vector<std::string>{"p0/l0-s0#0@l0",
+                                            "p0/l0-s1#0@s1",
+                                            "p0/l1-s0#0@s0",
                                             "p0/l1-s1#0@l1"});
     const FabricStats stats = CollectFabricStats(*fabric, MicroSeconds(1500));
     CHECK(stats.pfcDeadlocks == 1);

@@ -7,7 +7,6 @@
 #include "ns3/uinteger.h"
 
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -19,8 +18,7 @@ using namespace ns3;
 using namespace ns3::test;
 namespace fs = std::filesystem;
 
-TEST_CASE("rocev2: tshark decodes the capture as InfiniBand (BTH, RETH, AETH)",
-          "[rocev2][pcap]")
+TEST_CASE("rocev2: tshark decodes the capture as InfiniBand (BTH, RETH, AETH)", "[rocev2][pcap]")
 {
     if (std::system("command -v tshark >/dev/null 2>&1") != 0)
     {
@@ -41,7 +39,7 @@ TEST_CASE("rocev2: tshark decodes the capture as InfiniBand (BTH, RETH, AETH)",
         const uint32_t rkey = b->GetLocalMemory()->Register(0x10000, 16384);
         a->PostWrite(0, 1, 0x10000, rkey, 10000); // 3 packets: FIRST (RETH), MIDDLE, LAST
         b->PostRecv(0, 2, 0, 0, 100);
-        a->PostSend(0, 3, 100);                   // SEND_ONLY, 100 bytes
+        a->PostSend(0, 3, 100); // SEND_ONLY, 100 bytes
         Simulator::Stop(MicroSeconds(100));
         Simulator::Run();
         Simulator::Destroy();
@@ -108,8 +106,8 @@ TEST_CASE("rocev2: tshark decodes the capture as InfiniBand (BTH, RETH, AETH)",
         }
         if (op == 17) // Acknowledge: AETH syndrome ACK
         {
-            CHECK(f[8] == "31");  // 0x1F: ACK, no end-to-end credits
-            CHECK(f[0] == "62");  // 42 + BTH 12 + AETH 4 + ICRC 4
+            CHECK(f[8] == "31");       // 0x1F: ACK, no end-to-end credits
+            CHECK(f[0] == "62");       // 42 + BTH 12 + AETH 4 + ICRC 4
             CHECK(f[3] == "0x000100"); // the requester's QP: the first on host 0
         }
     }

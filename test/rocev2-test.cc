@@ -15,7 +15,6 @@
 #include "ns3/uinteger.h"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <functional>
 #include <set>
@@ -44,7 +43,9 @@ struct RocePair
 };
 
 RocePair
-MakeRocePair(const FabricSpec& spec, uint32_t src, uint32_t dst,
+MakeRocePair(const FabricSpec& spec,
+             uint32_t src,
+             uint32_t dst,
              RdmaTransportHelper helper = RdmaTransportHelper("ns3::RoceV2Transport"))
 {
     RocePair p;
@@ -62,7 +63,11 @@ MakeRocePair(const FabricSpec& spec, uint32_t src, uint32_t dst,
 struct Dropper
 {
     std::function<bool(const RoceBthHeader&, uint32_t)> fn;
-    bool Call(const RoceBthHeader& h, uint32_t plane) { return fn(h, plane); }
+
+    bool Call(const RoceBthHeader& h, uint32_t plane)
+    {
+        return fn(h, plane);
+    }
 };
 
 } // namespace
@@ -80,7 +85,7 @@ TEST_CASE("rocev2: a striped write completes on both planes, one path per QP", "
     REQUIRE(p.aDone.size() == 1);
     CHECK(p.aDone[0].status == RdmaStatus::Success);
     const RoceV2QpStats s = p.a->GetStats();
-    CHECK(s.packets == 256);                // 1 MiB / 4 KiB, no retransmission
+    CHECK(s.packets == 256);                               // 1 MiB / 4 KiB, no retransmission
     CHECK(p.a->GetQueuePair(0).GetStats().packets == 128); // half on each plane
     CHECK(p.b->GetStats().placedBytes == 1024 * kKiB);
     // ACKs: every 4th packet and the last of each part: 32 + 32.
@@ -89,8 +94,7 @@ TEST_CASE("rocev2: a striped write completes on both planes, one path per QP", "
     CHECK(p.aDone[0].completed < MicroSeconds(60));
 }
 
-TEST_CASE("rocev2: one lost packet costs go-back-N: everything sent after it is resent",
-          "[rocev2]")
+TEST_CASE("rocev2: one lost packet costs go-back-N: everything sent after it is resent", "[rocev2]")
 {
     RocePair p = MakeRocePair(TinySpec(), 0, 3);
     uint32_t dropped = 0;
@@ -124,8 +128,7 @@ TEST_CASE("rocev2: one lost packet costs go-back-N: everything sent after it is 
     CHECK(p.b->GetStats().placedBytes == 1024 * kKiB);
 }
 
-TEST_CASE("rocev2: a lost last packet is recovered by the timeout, 4.096 us x 2^8",
-          "[rocev2]")
+TEST_CASE("rocev2: a lost last packet is recovered by the timeout, 4.096 us x 2^8", "[rocev2]")
 {
     RocePair p = MakeRocePair(TinySpec(), 0, 3);
     bool dropped = false;
@@ -167,7 +170,8 @@ TEST_CASE("rocev2: sends, receives, RNR and errors on the verbs API", "[rocev2]"
     SECTION("a send posted before its receive completes after it (RNR retry)")
     {
         p.a->PostSend(0, 1, 16 * kKiB, 0x1000, lkey);
-        Simulator::Schedule(MicroSeconds(30), [&]() { p.b->PostRecv(0, 9, 0x9000, rkey, 16 * kKiB); });
+        Simulator::Schedule(MicroSeconds(30),
+                            [&]() { p.b->PostRecv(0, 9, 0x9000, rkey, 16 * kKiB); });
         Simulator::Stop(MilliSeconds(1));
         Simulator::Run();
         REQUIRE(p.bDone.size() == 1);
@@ -206,13 +210,13 @@ TEST_CASE("rocev2: sends, receives, RNR and errors on the verbs API", "[rocev2]"
     }
 }
 
-TEST_CASE("rocev2: go-back-N efficiency under random loss matches (1-p)/(1-p+Wp)",
-          "[rocev2]")
+TEST_CASE("rocev2: go-back-N efficiency under random loss matches (1-p)/(1-p+Wp)", "[rocev2]")
 {
     const double loss = GENERATE(0.002, 0.01);
     RdmaTransportHelper h("ns3::RoceV2Transport");
     h.SetConnectionAttribute("QueuePairs", UintegerValue(1));
-    h.SetConnectionAttribute("CongestionOps", TypeIdValue(TypeId::LookupByName("ns3::MetaRoceStaticWindow")));
+    h.SetConnectionAttribute("CongestionOps",
+                             TypeIdValue(TypeId::LookupByName("ns3::MetaRoceStaticWindow")));
     RocePair p = MakeRocePair(TinySpec(), 0, 3, h);
     // The formula's assumptions: every first transmission is lost with
     // probability p, retransmissions and NAKs never are. The filter drops
@@ -338,8 +342,8 @@ TEST_CASE("dcqcn: CNPs are rate limited per QP, marks reduce the rate, two flows
     std::vector<double> gbps(2);
     for (int i = 0; i < 2; ++i)
     {
-        gbps[i] =
-            double(receivers[i]->GetStats().placedBytes - before[i]) * 8 / window.GetSeconds() / 1e9;
+        gbps[i] = double(receivers[i]->GetStats().placedBytes - before[i]) * 8 /
+                  window.GetSeconds() / 1e9;
         const RoceV2QpStats s = senders[i]->GetStats();
         const RoceV2QpStats r = receivers[i]->GetStats();
         INFO("flow " << i << " " << gbps[i] << " Gb/s, CNPs " << r.cnpsSent);
@@ -382,7 +386,7 @@ TEST_CASE("rocev2 selective repeat (IRN): one loss costs one retransmission", "[
     REQUIRE(p.aDone.size() == 1);
     CHECK(p.aDone[0].status == RdmaStatus::Success);
     const RoceV2QpStats& q0 = p.a->GetQueuePair(0).GetStats();
-    CHECK(q0.retransmitted == 1);  // go-back-N resent ~30 here
+    CHECK(q0.retransmitted == 1); // go-back-N resent ~30 here
     CHECK(q0.timeouts == 0);
     CHECK(p.b->GetStats().placedBytes == 1024 * kKiB);
     // In-flight never above the BDP cap: 100 Gb/s x 12 us / 4 KiB = 37 packets.
@@ -477,7 +481,8 @@ TEST_CASE("rocev2: Recovery = ns3::RoceV2SelectiveRepeat runs exactly as Selecti
     // bitmap, the retransmissions and the out-of-order placement. Recovery
     // is set by name, as experiment files set attributes.
     const RecoveryRun byBool = RunWithLosses("SelectiveRepeat", BooleanValue(true));
-    const RecoveryRun byTypeId = RunWithLosses("Recovery", StringValue("ns3::RoceV2SelectiveRepeat"));
+    const RecoveryRun byTypeId =
+        RunWithLosses("Recovery", StringValue("ns3::RoceV2SelectiveRepeat"));
     const RecoveryRun byDefault = RunWithLosses("", BooleanValue(false));
     CHECK(byBool.recovery == RoceV2SelectiveRepeat::GetTypeId());
     CHECK(byTypeId.recovery == RoceV2SelectiveRepeat::GetTypeId());
@@ -514,8 +519,13 @@ TEST_CASE("rocev2 data integrity under random loss, go-back-N and selective repe
     // Six 128 KiB writes on three streams, two 128 KiB sends on stream 1.
     for (uint32_t i = 0; i < 6; ++i)
     {
-        p.a->PostWrite(i % 3, i, 0x900000 + i * 128 * kKiB, rkey, 128 * kKiB,
-                       0x100000 + i * 128 * kKiB, lkey);
+        p.a->PostWrite(i % 3,
+                       i,
+                       0x900000 + i * 128 * kKiB,
+                       rkey,
+                       128 * kKiB,
+                       0x100000 + i * 128 * kKiB,
+                       lkey);
     }
     for (uint32_t i = 6; i < 8; ++i)
     {
@@ -551,12 +561,13 @@ TEST_CASE("rocev2 over a PFC fabric: an incast burst is paused, not dropped", "[
     // at once, on plane 0 only (one QP each): 14 x 100 Gb/s into one port.
     // With PFC on (dynamic XOFF) the burst is held upstream by PAUSE frames:
     // nothing is lost, every write completes without a retransmission.
-    nlohmann::json pfc = {{"enabled", true},
-                          {"xoff", "dynamic"},
-                          {"alpha", 0.125},
-                          {"xon_delta_bytes", 18000},
-                          {"headroom_bytes", 52158}, // what null (from the link) gives; merge patches drop nulls
-                          {"lossless_priority", 3}};
+    nlohmann::json pfc = {
+        {"enabled", true},
+        {"xoff", "dynamic"},
+        {"alpha", 0.125},
+        {"xon_delta_bytes", 18000},
+        {"headroom_bytes", 52158}, // what null (from the link) gives; merge patches drop nulls
+        {"lossless_priority", 3}};
     FabricSpec spec = TinySpec({{"hosts", 16},
                                 {"clos", {{"hosts_per_leaf", 8}}},
                                 {"switch", {{"buffer_bytes", 4194304}, {"pfc", pfc}}}});

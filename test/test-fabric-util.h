@@ -15,7 +15,6 @@
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -83,20 +82,18 @@ OneLeafSpec(uint32_t hosts, bool pfc, const nlohmann::json& pfcPatch = nlohmann:
 {
     nlohmann::json pfcJson = pfcPatch; // nulls kept: they delete keys of the base spec
     pfcJson["enabled"] = pfc;
-    return TinySpec({{"name", "one-leaf"},
-                           {"planes", 1},
-                           {"clos",
-                            {{"leaves", 1},
-                             {"spines", 0},
-                             {"hosts_per_leaf", hosts},
-                             {"links_per_leaf_spine", nullptr}}},
-                           {"hosts", hosts},
-                           {"links", {{"leaf_spine", nullptr}}},
-                           {"switch",
-                            {{"buffer_bytes", 2000000},
-                             {"port_buffer_bytes", 1000000},
-                             {"pfc", pfcJson}}},
-                           {"host", {{"port_buffer_bytes", 16u << 20}}}});
+    return TinySpec(
+        {{"name", "one-leaf"},
+         {"planes", 1},
+         {"clos",
+          {{"leaves", 1},
+           {"spines", 0},
+           {"hosts_per_leaf", hosts},
+           {"links_per_leaf_spine", nullptr}}},
+         {"hosts", hosts},
+         {"links", {{"leaf_spine", nullptr}}},
+         {"switch", {{"buffer_bytes", 2000000}, {"port_buffer_bytes", 1000000}, {"pfc", pfcJson}}},
+         {"host", {{"port_buffer_bytes", 16u << 20}}}});
 }
 
 /**
@@ -119,7 +116,10 @@ struct RecordingSink : FabricPacketSink
         srcPorts.push_back(info.srcPort);
     }
 
-    void PortResumed(FabricPort*) override { resumes.push_back(Simulator::Now()); }
+    void PortResumed(FabricPort*) override
+    {
+        resumes.push_back(Simulator::Now());
+    }
 };
 
 } // namespace test

@@ -12,7 +12,6 @@
 #include "ns3/simulator.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace ns3

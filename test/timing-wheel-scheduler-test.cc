@@ -8,7 +8,6 @@
 #include "ns3/uinteger.h"
 
 #include <catch2/catch.hpp>
-
 #include <random>
 #include <set>
 #include <tuple>

@@ -26,6 +26,7 @@ MakePool(const std::string& transport, Ptr<Fabric>& fabric)
 }
 
 uint32_t g_finished = 0;
+
 void
 Finished()
 {
@@ -65,8 +66,7 @@ TEST_CASE("workloads: bulk flows post, complete and finish", "[workload]")
     CHECK(delivered == 15 * 64 * 1024);
 }
 
-TEST_CASE("workloads: all-to-all completes every pair and reports bus bandwidth",
-          "[workload]")
+TEST_CASE("workloads: all-to-all completes every pair and reports bus bandwidth", "[workload]")
 {
     const std::string transport = GENERATE("ns3::MetaRoceTransport", "ns3::RoceV2Transport");
     CAPTURE(transport);

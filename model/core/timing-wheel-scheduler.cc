@@ -58,8 +58,7 @@ void
 TimingWheelScheduler::SetWheelSlots(uint32_t slots)
 {
     NS_ABORT_MSG_IF(slots < 64 || (slots & (slots - 1)) != 0,
-                    "TimingWheelScheduler: WheelSlots must be a power of two >= 64, got "
-                        << slots);
+                    "TimingWheelScheduler: WheelSlots must be a power of two >= 64, got " << slots);
     NS_ABORT_MSG_IF(m_inWheel > 0 || !m_heap.empty(),
                     "TimingWheelScheduler: WheelSlots set after events were scheduled");
     m_buckets.assign(slots, Bucket{});

@@ -78,10 +78,10 @@ class TimingWheelScheduler : public Scheduler
     std::vector<uint64_t> m_summary; //!< one bit per bitmap word: non-zero
     std::vector<Node> m_nodes;
     uint32_t m_freeNode = kNil;
-    uint64_t m_mask = 0;            //!< buckets - 1
-    uint64_t m_base = 0;            //!< window start: timestamp of the last removed event
-    uint64_t m_inWheel = 0;         //!< events in buckets
-    std::vector<Event> m_heap;      //!< events at or beyond the window's end, min-heap
+    uint64_t m_mask = 0;       //!< buckets - 1
+    uint64_t m_base = 0;       //!< window start: timestamp of the last removed event
+    uint64_t m_inWheel = 0;    //!< events in buckets
+    std::vector<Event> m_heap; //!< events at or beyond the window's end, min-heap
 };
 
 } // namespace ns3

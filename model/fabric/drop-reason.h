@@ -15,13 +15,13 @@ namespace ns3
 
 enum class DropReason : uint8_t
 {
-    Buffer = 0,     //!< egress port limit or switch shared buffer full (tail drop)
-    ErrorModel,     //!< receive-side ErrorModel corrupted it (random loss)
-    LinkDown,       //!< queued, on the wire, or sent while the link was down
-    NoRoute,        //!< switch had no live next hop for the destination
-    Malformed,      //!< not an Ethernet/IPv4/UDP frame for this fabric
-    NoHandler,      //!< reached a NIC with no endpoint for its UDP port
-    PfcHeadroom,    //!< lossless (PFC) frame found its ingress headroom full: 0 in a sized fabric
+    Buffer = 0,  //!< egress port limit or switch shared buffer full (tail drop)
+    ErrorModel,  //!< receive-side ErrorModel corrupted it (random loss)
+    LinkDown,    //!< queued, on the wire, or sent while the link was down
+    NoRoute,     //!< switch had no live next hop for the destination
+    Malformed,   //!< not an Ethernet/IPv4/UDP frame for this fabric
+    NoHandler,   //!< reached a NIC with no endpoint for its UDP port
+    PfcHeadroom, //!< lossless (PFC) frame found its ingress headroom full: 0 in a sized fabric
     Count
 };
 

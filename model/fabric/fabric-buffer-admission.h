@@ -75,6 +75,7 @@ class FabricBufferAdmission
         }
         return true;
     }
+
     /** Gives back a started or flushed frame's charge. */
     void Release(FabricPacketSink* sink, const FabricQueuedFrame& q)
     {
@@ -89,10 +90,21 @@ class FabricBufferAdmission
     }
 
     /** The port's egress limit in frame bytes (MaxQueueBytes). */
-    void SetMaxQueueBytes(uint32_t bytes) { m_maxQueueBytes = bytes; }
-    uint32_t GetMaxQueueBytes() const { return m_maxQueueBytes; }
+    void SetMaxQueueBytes(uint32_t bytes)
+    {
+        m_maxQueueBytes = bytes;
+    }
+
+    uint32_t GetMaxQueueBytes() const
+    {
+        return m_maxQueueBytes;
+    }
+
     /** The switch buffer lossy frames reserve from (nullptr: port limit only). */
-    void SetSharedBuffer(Ptr<SharedBuffer> buffer) { m_sharedBuffer = buffer; }
+    void SetSharedBuffer(Ptr<SharedBuffer> buffer)
+    {
+        m_sharedBuffer = buffer;
+    }
 
   private:
     Ptr<SharedBuffer> m_sharedBuffer;

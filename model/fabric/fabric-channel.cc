@@ -110,7 +110,8 @@ class FabricChannel::FrameArrival : public EventImpl
   private:
     FrameArrival() = default;
 
-    /** Finished arrivals, each holding one reference; never shrinks (bounded by the peak of frames in flight). */
+    /** Finished arrivals, each holding one reference; never shrinks (bounded by the peak of frames
+     * in flight). */
     static std::vector<FrameArrival*>& Pool()
     {
         // Deliberately never destroyed: events may be freed by Simulator::Destroy

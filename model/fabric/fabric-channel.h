@@ -43,11 +43,28 @@ class FabricChannel : public Channel
 
     /** Brings the link up or down now; both ports are told at once. */
     void SetLinkUp(bool up);
-    bool IsLinkUp() const { return m_up; }
-    uint32_t GetEpoch() const { return m_epoch; }
+
+    bool IsLinkUp() const
+    {
+        return m_up;
+    }
+
+    uint32_t GetEpoch() const
+    {
+        return m_epoch;
+    }
+
     /** Frames on the wire now (sent, not yet arrived), both directions. */
-    uint64_t GetFramesInFlight() const { return m_inFlight; }
-    Time GetDelay() const { return m_delay; }
+    uint64_t GetFramesInFlight() const
+    {
+        return m_inFlight;
+    }
+
+    Time GetDelay() const
+    {
+        return m_delay;
+    }
+
     /** Sets the one-way propagation delay (the Delay attribute). */
     void SetDelay(Time delay);
     Ptr<FabricPort> GetPort(uint32_t side) const;
@@ -65,11 +82,7 @@ class FabricChannel : public Channel
     class FrameArrival;
 
     /** A frame reaches side \p to at \p nowNs: the sender catches up, the receiver receives. */
-    void Deliver(uint32_t to,
-                 FrameRef frame,
-                 const FrameInfo& info,
-                 uint32_t epoch,
-                 int64_t nowNs);
+    void Deliver(uint32_t to, FrameRef frame, const FrameInfo& info, uint32_t epoch, int64_t nowNs);
 
     Time m_delay;
     int64_t m_delayNs = 0; //!< m_delay in nanoseconds (the arrival events' resolution)

@@ -62,39 +62,102 @@ class FabricEgressQueue
     {
         return dscp == m_controlDscp ? kControlClass : kDataClass;
     }
+
     /** 802.1p priority of a traffic class. */
     uint8_t PriorityOf(uint32_t cls) const
     {
         return cls == kControlClass ? m_controlPriority : m_dataPriority;
     }
-    /** Whether PFC protects this class (the data class, when PFC is on). */
-    bool IsLossless(uint32_t cls) const { return m_pfcEnabled && cls == kDataClass; }
 
-    void SetControlDscp(uint8_t dscp) { m_controlDscp = dscp; }
-    uint8_t GetControlDscp() const { return m_controlDscp; }
-    void SetDataPriority(uint8_t priority) { m_dataPriority = priority; }
-    uint8_t GetDataPriority() const { return m_dataPriority; }
-    void SetControlPriority(uint8_t priority) { m_controlPriority = priority; }
-    uint8_t GetControlPriority() const { return m_controlPriority; }
+    /** Whether PFC protects this class (the data class, when PFC is on). */
+    bool IsLossless(uint32_t cls) const
+    {
+        return m_pfcEnabled && cls == kDataClass;
+    }
+
+    void SetControlDscp(uint8_t dscp)
+    {
+        m_controlDscp = dscp;
+    }
+
+    uint8_t GetControlDscp() const
+    {
+        return m_controlDscp;
+    }
+
+    void SetDataPriority(uint8_t priority)
+    {
+        m_dataPriority = priority;
+    }
+
+    uint8_t GetDataPriority() const
+    {
+        return m_dataPriority;
+    }
+
+    void SetControlPriority(uint8_t priority)
+    {
+        m_controlPriority = priority;
+    }
+
+    uint8_t GetControlPriority() const
+    {
+        return m_controlPriority;
+    }
+
     /** PFC on: the data class is lossless. */
-    void SetPfcEnabled(bool enabled) { m_pfcEnabled = enabled; }
-    bool IsPfcEnabled() const { return m_pfcEnabled; }
+    void SetPfcEnabled(bool enabled)
+    {
+        m_pfcEnabled = enabled;
+    }
+
+    bool IsPfcEnabled() const
+    {
+        return m_pfcEnabled;
+    }
+
     /** Strict priority for the control class (false: packet round robin). */
-    void SetStrictPriority(bool strict) { m_strictPriority = strict; }
-    bool IsStrictPriority() const { return m_strictPriority; }
+    void SetStrictPriority(bool strict)
+    {
+        m_strictPriority = strict;
+    }
+
+    bool IsStrictPriority() const
+    {
+        return m_strictPriority;
+    }
 
     /** Frame bytes queued in both classes. */
-    uint32_t GetBytes() const { return m_bytes; }
+    uint32_t GetBytes() const
+    {
+        return m_bytes;
+    }
+
     /** Frames queued in both classes. */
     uint32_t GetPackets() const;
+
     /** Serialisation time of class \p cls's frames at the port's rate (ps). */
-    uint64_t GetQueuedPs(uint32_t cls) const { return m_queuedPs[cls]; }
+    uint64_t GetQueuedPs(uint32_t cls) const
+    {
+        return m_queuedPs[cls];
+    }
 
     /** The class is gated until this picosecond (0: never gated). */
-    int64_t GetPausedUntilPs(uint32_t cls) const { return m_pausedUntilPs[cls]; }
-    void SetPausedUntilPs(uint32_t cls, int64_t ps) { m_pausedUntilPs[cls] = ps; }
+    int64_t GetPausedUntilPs(uint32_t cls) const
+    {
+        return m_pausedUntilPs[cls];
+    }
+
+    void SetPausedUntilPs(uint32_t cls, int64_t ps)
+    {
+        m_pausedUntilPs[cls] = ps;
+    }
+
     /** Whether class \p cls is gated at \p nowPs. */
-    bool IsPaused(uint32_t cls, int64_t nowPs) const { return m_pausedUntilPs[cls] > nowPs; }
+    bool IsPaused(uint32_t cls, int64_t nowPs) const
+    {
+        return m_pausedUntilPs[cls] > nowPs;
+    }
 
     /** Appends \p frame (taking \p ps to serialise) to class \p cls. */
     void Push(uint32_t cls, FabricQueuedFrame&& frame, uint64_t ps)
@@ -103,10 +166,19 @@ class FabricEgressQueue
         m_queuedPs[cls] += ps;
         m_fifos[cls].push_back(std::move(frame));
     }
+
     /** The frame last appended to class \p cls. */
-    FabricQueuedFrame& Back(uint32_t cls) { return m_fifos[cls].back(); }
+    FabricQueuedFrame& Back(uint32_t cls)
+    {
+        return m_fifos[cls].back();
+    }
+
     /** The head of class \p cls (not empty). */
-    const FabricQueuedFrame& Front(uint32_t cls) { return m_fifos[cls].front(); }
+    const FabricQueuedFrame& Front(uint32_t cls)
+    {
+        return m_fifos[cls].front();
+    }
+
     /**
      * Removes the head of class \p cls (taking \p ps to serialise), which
      * the scheduler chose: round robin then serves the other class first.
@@ -141,6 +213,7 @@ class FabricEgressQueue
         const uint32_t other = (m_rrNext + 1) % kClasses;
         return eligible(m_rrNext) ? int32_t(m_rrNext) : eligible(other) ? int32_t(other) : -1;
     }
+
     /**
      * The earliest time a queued head becomes eligible: its arrival, or its
      * class's gate if later (INT64_MAX if both classes are empty).
@@ -178,6 +251,7 @@ class FabricEgressQueue
         }
         m_queuedPs.fill(0);
     }
+
     /** Calls f(cls, frame) for every queued frame, class by class in FIFO order. */
     template <typename F>
     void ForEach(F&& f) const
@@ -191,6 +265,7 @@ class FabricEgressQueue
             }
         }
     }
+
     /** Recounts each class's serialisation time with \p framePs(bytes) (a new rate). */
     template <typename F>
     void RecountQueuedPs(F&& framePs)
@@ -203,6 +278,7 @@ class FabricEgressQueue
             });
         }
     }
+
     /** Lossless frame bytes queued that arrived on the owner's port \p ingress. */
     uint32_t GetLosslessBytesFrom(uint32_t ingress) const;
     /** Frees the frames (at the owner's disposal). */

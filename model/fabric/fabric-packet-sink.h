@@ -37,10 +37,17 @@ class FabricPacketSink
                                  FrameRef frame,
                                  const FrameInfo& info,
                                  int64_t nowPs) = 0;
+
     /** \p port's link went up or down (called at the moment it happens). */
-    virtual void PortLinkChanged(FabricPort* port, bool up) {}
+    virtual void PortLinkChanged(FabricPort* port, bool up)
+    {
+    }
+
     /** Brings every port sharing a buffer with the caller up to date (FabricPort::Sync). */
-    virtual void SyncPorts() {}
+    virtual void SyncPorts()
+    {
+    }
+
     /**
      * PFC: admits a lossless frame of \p bytes that arrived on the owner's
      * port \p ingress (FabricPort::GetSinkIndex) with \p priority, charging
@@ -50,10 +57,16 @@ class FabricPacketSink
     {
         return PfcAdmission::Lossy;
     }
+
     /** PFC: a frame admitted by AdmitLossless left the buffer (started, or was flushed). */
-    virtual void ReleaseLossless(uint32_t ingress, uint8_t priority, uint32_t bytes) {}
+    virtual void ReleaseLossless(uint32_t ingress, uint8_t priority, uint32_t bytes)
+    {
+    }
+
     /** PFC: a pause \p port obeyed ended (expired or resumed); its lossless class may send. */
-    virtual void PortResumed(FabricPort* port) {}
+    virtual void PortResumed(FabricPort* port)
+    {
+    }
 };
 
 } // namespace ns3

@@ -38,18 +38,18 @@ FabricPort::GetTypeId()
                           UintegerValue(kEthernetPreambleIfgBytes),
                           MakeUintegerAccessor(&FabricPort::m_interframeBytes),
                           MakeUintegerChecker<uint32_t>(0, 64))
-            .AddAttribute("MaxQueueBytes",
-                          "Egress limit of this port in frame bytes (tail drop beyond it)",
-                          UintegerValue(4u << 20),
-                          MakeUintegerAccessor(&FabricPort::SetMaxQueueBytes,
-                                               &FabricPort::GetMaxQueueBytes),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("EcnEnabled",
-                          "Mark ECN-capable frames CE on enqueue (RED on queued bytes)",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&FabricPort::SetEcnEnabled,
-                                              &FabricPort::GetEcnEnabled),
-                          MakeBooleanChecker())
+            .AddAttribute(
+                "MaxQueueBytes",
+                "Egress limit of this port in frame bytes (tail drop beyond it)",
+                UintegerValue(4u << 20),
+                MakeUintegerAccessor(&FabricPort::SetMaxQueueBytes, &FabricPort::GetMaxQueueBytes),
+                MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute(
+                "EcnEnabled",
+                "Mark ECN-capable frames CE on enqueue (RED on queued bytes)",
+                BooleanValue(true),
+                MakeBooleanAccessor(&FabricPort::SetEcnEnabled, &FabricPort::GetEcnEnabled),
+                MakeBooleanChecker())
             .AddAttribute("EcnKmin",
                           "Queued bytes below which nothing is marked",
                           UintegerValue(100 * 1024),
@@ -65,19 +65,19 @@ FabricPort::GetTypeId()
                           DoubleValue(0.2),
                           MakeDoubleAccessor(&FabricPort::SetEcnPmax, &FabricPort::GetEcnPmax),
                           MakeDoubleChecker<double>(0.0, 1.0))
-            .AddAttribute("ControlDscp",
-                          "DSCP of the control class (ACKs, CNPs); every other DSCP is data",
-                          UintegerValue(48),
-                          MakeUintegerAccessor(&FabricPort::SetControlDscp,
-                                               &FabricPort::GetControlDscp),
-                          MakeUintegerChecker<uint8_t>(0, 63))
-            .AddAttribute("StrictPriority",
-                          "Serve the control class strictly before data (false: packet "
-                          "round robin between the classes)",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&FabricPort::SetStrictPriority,
-                                              &FabricPort::GetStrictPriority),
-                          MakeBooleanChecker())
+            .AddAttribute(
+                "ControlDscp",
+                "DSCP of the control class (ACKs, CNPs); every other DSCP is data",
+                UintegerValue(48),
+                MakeUintegerAccessor(&FabricPort::SetControlDscp, &FabricPort::GetControlDscp),
+                MakeUintegerChecker<uint8_t>(0, 63))
+            .AddAttribute(
+                "StrictPriority",
+                "Serve the control class strictly before data (false: packet "
+                "round robin between the classes)",
+                BooleanValue(true),
+                MakeBooleanAccessor(&FabricPort::SetStrictPriority, &FabricPort::GetStrictPriority),
+                MakeBooleanChecker())
             .AddAttribute("EventPerDequeue",
                           "Schedule an event at every frame's start of transmission, so the "
                           "Dequeue trace and transmit-side Sniffer fire at the exact time "
@@ -95,22 +95,22 @@ FabricPort::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&FabricPort::m_receiveErrorModel),
                           MakePointerChecker<ErrorModel>())
-            .AddAttribute("PfcEnabled",
-                          "Priority Flow Control: the data class is lossless. The port obeys "
-                          "PAUSE frames for its priority and, on a switch, its lossless frames "
-                          "are admitted by the switch's ingress accounting (false: PAUSE frames "
-                          "are counted and ignored, tail drop only)",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&FabricPort::SetPfcEnabled,
-                                              &FabricPort::GetPfcEnabled),
-                          MakeBooleanChecker())
-            .AddAttribute("DataPriority",
-                          "802.1p priority of the data class: the lossless priority under PFC "
-                          "(3, the usual RoCE choice)",
-                          UintegerValue(3),
-                          MakeUintegerAccessor(&FabricPort::SetDataPriority,
-                                               &FabricPort::GetDataPriority),
-                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute(
+                "PfcEnabled",
+                "Priority Flow Control: the data class is lossless. The port obeys "
+                "PAUSE frames for its priority and, on a switch, its lossless frames "
+                "are admitted by the switch's ingress accounting (false: PAUSE frames "
+                "are counted and ignored, tail drop only)",
+                BooleanValue(false),
+                MakeBooleanAccessor(&FabricPort::SetPfcEnabled, &FabricPort::GetPfcEnabled),
+                MakeBooleanChecker())
+            .AddAttribute(
+                "DataPriority",
+                "802.1p priority of the data class: the lossless priority under PFC "
+                "(3, the usual RoCE choice)",
+                UintegerValue(3),
+                MakeUintegerAccessor(&FabricPort::SetDataPriority, &FabricPort::GetDataPriority),
+                MakeUintegerChecker<uint8_t>(0, 7))
             .AddAttribute("ControlPriority",
                           "802.1p priority of the control class (ACKs, CNPs); never paused",
                           UintegerValue(6),

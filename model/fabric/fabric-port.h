@@ -85,13 +85,13 @@ struct FabricPortStats
     uint64_t rxBytes = 0;
     uint64_t ecnMarked = 0;
     uint32_t peakQueueBytes = 0;
-    DropCounters drops{};     //!< packets dropped by this port, per reason
+    DropCounters drops{}; //!< packets dropped by this port, per reason
     // PFC. PAUSE frames are not in tx/rxPackets or tx/rxBytes; their line
     // bytes are in txWireBytes (they occupy the line).
-    uint64_t pfcTxFrames = 0;  //!< PAUSE frames sent (pauses and resumes)
-    uint64_t pfcRxFrames = 0;  //!< PAUSE frames received (obeyed or not)
-    uint64_t pfcPausedPs = 0;  //!< time the transmitter's lossless priorities were paused,
-                               //!< over finished pauses (GetPausedTime adds the current one)
+    uint64_t pfcTxFrames = 0; //!< PAUSE frames sent (pauses and resumes)
+    uint64_t pfcRxFrames = 0; //!< PAUSE frames received (obeyed or not)
+    uint64_t pfcPausedPs = 0; //!< time the transmitter's lossless priorities were paused,
+                              //!< over finished pauses (GetPausedTime adds the current one)
 };
 
 class FabricPort : public NetDevice
@@ -121,9 +121,17 @@ class FabricPort : public NetDevice
     void SetPacketSink(FabricPacketSink* sink);
     /** The switch buffer this port reserves from (nullptr: port limit only). */
     void SetSharedBuffer(Ptr<SharedBuffer> buffer);
+
     /** Index of this port in its owner (set by the owner; switches use it for PFC accounting). */
-    void SetSinkIndex(uint32_t index) { m_sinkIndex = index; }
-    uint32_t GetSinkIndex() const { return m_sinkIndex; }
+    void SetSinkIndex(uint32_t index)
+    {
+        m_sinkIndex = index;
+    }
+
+    uint32_t GetSinkIndex() const
+    {
+        return m_sinkIndex;
+    }
 
     /**
      * Queues a frame for transmission (already parsed by the caller):
@@ -135,6 +143,7 @@ class FabricPort : public NetDevice
                  const FrameInfo& info,
                  uint32_t ingress = kNoIngress,
                  int64_t nowPs = CurrentPs());
+
     /** Enqueue of a frame held as a Packet. */
     bool Enqueue(const Ptr<Packet>& frame,
                  const FrameInfo& info,
@@ -146,12 +155,27 @@ class FabricPort : public NetDevice
     }
 
     /** Traffic class of a frame with this DSCP. */
-    uint32_t ClassOf(uint8_t dscp) const { return m_queue.ClassOf(dscp); }
+    uint32_t ClassOf(uint8_t dscp) const
+    {
+        return m_queue.ClassOf(dscp);
+    }
+
     /** 802.1p priority of a traffic class (DataPriority, ControlPriority). */
-    uint8_t PriorityOf(uint32_t cls) const { return m_queue.PriorityOf(cls); }
+    uint8_t PriorityOf(uint32_t cls) const
+    {
+        return m_queue.PriorityOf(cls);
+    }
+
     /** Whether PFC protects this class here (PfcEnabled and the data class). */
-    bool IsLossless(uint32_t cls) const { return m_queue.IsLossless(cls); }
-    bool IsPfcEnabled() const { return m_queue.IsPfcEnabled(); }
+    bool IsLossless(uint32_t cls) const
+    {
+        return m_queue.IsLossless(cls);
+    }
+
+    bool IsPfcEnabled() const
+    {
+        return m_queue.IsPfcEnabled();
+    }
 
     /**
      * Sends a PFC frame now: after the frame on the wire, ahead of every
@@ -162,13 +186,19 @@ class FabricPort : public NetDevice
     void SendPfc(uint8_t priority, uint16_t quanta);
     /** Picoseconds of \p quanta pause quanta (512 bit times each) at this port's rate. */
     uint64_t PauseQuantaPs(uint32_t quanta) const;
+
     /** Whether a received pause stops \p priority now. */
-    bool IsPaused(uint8_t priority) const { return m_pfc.IsPaused(priority, CurrentPs()); }
+    bool IsPaused(uint8_t priority) const
+    {
+        return m_pfc.IsPaused(priority, CurrentPs());
+    }
+
     /** Whether a class is paused (NIC schedulers check it before handing data over). */
     bool IsClassPaused(uint32_t cls, int64_t nowPs = CurrentPs()) const
     {
         return m_queue.IsPaused(cls, nowPs);
     }
+
     /** Total time this transmitter's lossless priorities have been paused, up to now. */
     Time GetPausedTime() const;
     /**
@@ -185,6 +215,7 @@ class FabricPort : public NetDevice
      * current time). \p epoch is the link epoch at send time.
      */
     void Receive(FrameRef frame, const FrameInfo& info, uint32_t epoch, int64_t nowPs);
+
     /**
      * Asks the CPU to fetch the state a hop reads (the first member block)
      * without waiting for it: the channel calls it for both ends of a link
@@ -197,6 +228,7 @@ class FabricPort : public NetDevice
         __builtin_prefetch(hot + 64);
         __builtin_prefetch(hot + 128);
     }
+
     /** Starts every frame whose start time has come (see "lazy departures"). */
     void Sync(int64_t nowPs = CurrentPs());
     /** Called by the channel when the link changes state. */
@@ -208,9 +240,17 @@ class FabricPort : public NetDevice
         return LinePs(WireBytes(packetBytes, m_interframeBytes));
     }
 
-    DataRate GetDataRate() const { return m_rate; }
+    DataRate GetDataRate() const
+    {
+        return m_rate;
+    }
+
     /** The line rate in bit/s (GetDataRate().GetBitRate() without the library call). */
-    uint64_t GetBitRate() const { return m_bps; }
+    uint64_t GetBitRate() const
+    {
+        return m_bps;
+    }
+
     /** Sets the line rate (the DataRate attribute). */
     void SetDataRate(DataRate rate);
     /** Frame bytes queued now (after starting what is due). */
@@ -224,8 +264,17 @@ class FabricPort : public NetDevice
      * never idles.
      */
     int64_t GetIdlePs(int64_t nowPs = CurrentPs());
-    const FabricPortStats& GetStats() const { return m_stats; }
-    Ptr<FabricChannel> GetFabricChannel() const { return m_channel; }
+
+    const FabricPortStats& GetStats() const
+    {
+        return m_stats;
+    }
+
+    Ptr<FabricChannel> GetFabricChannel() const
+    {
+        return m_channel;
+    }
+
     /** The port at the other end of the link (nullptr if unattached). */
     Ptr<FabricPort> GetPeer() const;
 
@@ -236,7 +285,10 @@ class FabricPort : public NetDevice
     }
 
     /** Fixes the random stream of the ECN marker; returns streams used. */
-    int64_t AssignStreams(int64_t stream) { return m_ecn.AssignStreams(stream); }
+    int64_t AssignStreams(int64_t stream)
+    {
+        return m_ecn.AssignStreams(stream);
+    }
 
     /** Counts and traces a drop at this port (also used by its owner, e.g. no route at ingress). */
     void RecordDrop(Ptr<const Packet> frame, DropReason reason);
@@ -278,7 +330,11 @@ class FabricPort : public NetDevice
 
   private:
     /** The simulator's clock in picoseconds (the default of every nowPs argument). */
-    static int64_t CurrentPs() { return Simulator::Now().GetPicoSeconds(); }
+    static int64_t CurrentPs()
+    {
+        return Simulator::Now().GetPicoSeconds();
+    }
+
     /** Picoseconds to serialise \p wireBytes line bytes. */
     uint64_t LinePs(uint64_t wire) const
     {
@@ -288,10 +344,12 @@ class FabricPort : public NetDevice
         }
         return static_cast<uint64_t>((static_cast<unsigned __int128>(wire) * kBitPs) / m_bps);
     }
+
     /** Starts, in order, every frame whose start time is at or before \p nowPs. */
     void CatchUp(int64_t nowPs);
     /** Puts the head of class \p cls on the wire at \p startPs (the time is \p nowPs). */
     void Commit(uint32_t cls, int64_t startPs, int64_t nowPs);
+
     /** Fires the QueueBytes trace for a change from \p oldBytes, if anyone listens. */
     void TraceQueueBytes(uint32_t oldBytes, uint32_t newBytes)
     {
@@ -300,6 +358,7 @@ class FabricPort : public NetDevice
             m_queueBytesTrace(oldBytes, newBytes);
         }
     }
+
     /** Marks \p frame CE (the ECN marker chose it), counts and traces it. */
     void MarkCe(FrameRef& frame);
     /** EventPerDequeue: a wake-up at the end of the current frame. */
@@ -314,26 +373,105 @@ class FabricPort : public NetDevice
     void PauseWake();
 
     // Attribute accessors of the parts that hold them
-    void SetMaxQueueBytes(uint32_t bytes) { m_admission.SetMaxQueueBytes(bytes); }
-    uint32_t GetMaxQueueBytes() const { return m_admission.GetMaxQueueBytes(); }
-    void SetEcnEnabled(bool enabled) { m_ecn.SetEnabled(enabled); }
-    bool GetEcnEnabled() const { return m_ecn.IsEnabled(); }
-    void SetEcnKmin(uint32_t bytes) { m_ecn.SetKminBytes(bytes); }
-    uint32_t GetEcnKmin() const { return m_ecn.GetKminBytes(); }
-    void SetEcnKmax(uint32_t bytes) { m_ecn.SetKmaxBytes(bytes); }
-    uint32_t GetEcnKmax() const { return m_ecn.GetKmaxBytes(); }
-    void SetEcnPmax(double pmax) { m_ecn.SetPmax(pmax); }
-    double GetEcnPmax() const { return m_ecn.GetPmax(); }
-    void SetControlDscp(uint8_t dscp) { m_queue.SetControlDscp(dscp); }
-    uint8_t GetControlDscp() const { return m_queue.GetControlDscp(); }
-    void SetStrictPriority(bool strict) { m_queue.SetStrictPriority(strict); }
-    bool GetStrictPriority() const { return m_queue.IsStrictPriority(); }
-    void SetPfcEnabled(bool enabled) { m_queue.SetPfcEnabled(enabled); }
-    bool GetPfcEnabled() const { return m_queue.IsPfcEnabled(); }
-    void SetDataPriority(uint8_t priority) { m_queue.SetDataPriority(priority); }
-    uint8_t GetDataPriority() const { return m_queue.GetDataPriority(); }
-    void SetControlPriority(uint8_t priority) { m_queue.SetControlPriority(priority); }
-    uint8_t GetControlPriority() const { return m_queue.GetControlPriority(); }
+    void SetMaxQueueBytes(uint32_t bytes)
+    {
+        m_admission.SetMaxQueueBytes(bytes);
+    }
+
+    uint32_t GetMaxQueueBytes() const
+    {
+        return m_admission.GetMaxQueueBytes();
+    }
+
+    void SetEcnEnabled(bool enabled)
+    {
+        m_ecn.SetEnabled(enabled);
+    }
+
+    bool GetEcnEnabled() const
+    {
+        return m_ecn.IsEnabled();
+    }
+
+    void SetEcnKmin(uint32_t bytes)
+    {
+        m_ecn.SetKminBytes(bytes);
+    }
+
+    uint32_t GetEcnKmin() const
+    {
+        return m_ecn.GetKminBytes();
+    }
+
+    void SetEcnKmax(uint32_t bytes)
+    {
+        m_ecn.SetKmaxBytes(bytes);
+    }
+
+    uint32_t GetEcnKmax() const
+    {
+        return m_ecn.GetKmaxBytes();
+    }
+
+    void SetEcnPmax(double pmax)
+    {
+        m_ecn.SetPmax(pmax);
+    }
+
+    double GetEcnPmax() const
+    {
+        return m_ecn.GetPmax();
+    }
+
+    void SetControlDscp(uint8_t dscp)
+    {
+        m_queue.SetControlDscp(dscp);
+    }
+
+    uint8_t GetControlDscp() const
+    {
+        return m_queue.GetControlDscp();
+    }
+
+    void SetStrictPriority(bool strict)
+    {
+        m_queue.SetStrictPriority(strict);
+    }
+
+    bool GetStrictPriority() const
+    {
+        return m_queue.IsStrictPriority();
+    }
+
+    void SetPfcEnabled(bool enabled)
+    {
+        m_queue.SetPfcEnabled(enabled);
+    }
+
+    bool GetPfcEnabled() const
+    {
+        return m_queue.IsPfcEnabled();
+    }
+
+    void SetDataPriority(uint8_t priority)
+    {
+        m_queue.SetDataPriority(priority);
+    }
+
+    uint8_t GetDataPriority() const
+    {
+        return m_queue.GetDataPriority();
+    }
+
+    void SetControlPriority(uint8_t priority)
+    {
+        m_queue.SetControlPriority(priority);
+    }
+
+    uint8_t GetControlPriority() const
+    {
+        return m_queue.GetControlPriority();
+    }
 
     // Members are grouped by use: a frame's hop touches the first block (and
     // the port's stats and the traces it checks), so those few cache lines
@@ -399,24 +537,56 @@ class FabricPort : public NetDevice
     void ForEachQueued(F&& f) const
     {
         m_queue.ForEach([&f](uint32_t cls, const FabricQueuedFrame& q) {
-            f(cls, q.info.bytes, uint32_t(q.ingress), q.priority, q.charge == BufferCharge::Pool,
+            f(cls,
+              q.info.bytes,
+              uint32_t(q.ingress),
+              q.priority,
+              q.charge == BufferCharge::Pool,
               q.charge == BufferCharge::Lossless);
         });
     }
+
     /** The serialisation time of class \p cls's queue as the port counts it (ps). */
-    uint64_t PeekQueuedPs(uint32_t cls) const { return m_queue.GetQueuedPs(cls); }
+    uint64_t PeekQueuedPs(uint32_t cls) const
+    {
+        return m_queue.GetQueuedPs(cls);
+    }
+
     /** The queued-bytes counter as it stands (GetQueueBytes without the Sync). */
-    uint32_t PeekQueueBytes() const { return m_queue.GetBytes(); }
+    uint32_t PeekQueueBytes() const
+    {
+        return m_queue.GetBytes();
+    }
+
     /** Whether a pause episode of \p priority is open (from its PAUSE until its end). */
-    bool IsPauseOpen(uint8_t priority) const { return m_pfc.IsOpen(priority); }
+    bool IsPauseOpen(uint8_t priority) const
+    {
+        return m_pfc.IsOpen(priority);
+    }
+
     /** Start of the open pause episode of \p priority (ps). */
-    int64_t GetPauseStartPs(uint8_t priority) const { return m_pfc.GetStartPs(priority); }
+    int64_t GetPauseStartPs(uint8_t priority) const
+    {
+        return m_pfc.GetStartPs(priority);
+    }
+
     /** End of the pause of \p priority (ps): set by the last PAUSE, or when it ended. */
-    int64_t GetPausedUntilPs(uint8_t priority) const { return m_pfc.GetPausedUntilPs(priority); }
+    int64_t GetPausedUntilPs(uint8_t priority) const
+    {
+        return m_pfc.GetPausedUntilPs(priority);
+    }
+
     /** The exact expiry the pending pause wake-up serves (ps); -1 if none is pending. */
-    int64_t GetPauseWakePs() const { return m_pfc.GetWakePs(); }
+    int64_t GetPauseWakePs() const
+    {
+        return m_pfc.GetWakePs();
+    }
+
     /** Whether SetTrackDepartures is on. */
-    bool IsTrackingDepartures() const { return m_trackDepartures; }
+    bool IsTrackingDepartures() const
+    {
+        return m_trackDepartures;
+    }
 };
 
 } // namespace ns3

@@ -124,9 +124,10 @@ FabricSwitch::AddPort(Ptr<FabricPort> port)
         in.headroomCap = m_pfcHeadroomBytes ? m_pfcHeadroomBytes : AutoHeadroomBytes(*port);
         const uint64_t reserved = m_buffer->Reserved() + in.headroomCap;
         NS_ABORT_MSG_IF(reserved >= m_buffer->Capacity(),
-                        "FabricSwitch: PFC headroom of " << m_ports.size() << " ports ("
-                                                         << reserved << " bytes) leaves no shared "
-                                                         << "buffer out of " << m_buffer->Capacity());
+                        "FabricSwitch: PFC headroom of " << m_ports.size() << " ports (" << reserved
+                                                         << " bytes) leaves no shared "
+                                                         << "buffer out of "
+                                                         << m_buffer->Capacity());
         m_buffer->SetReserved(reserved);
     }
     m_pfc.push_back(in);

@@ -36,8 +36,8 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <vector>
 
 namespace ns3
@@ -70,8 +70,16 @@ class FabricSwitch : public Object, public FabricPacketSink
 
     /** Adds an egress/ingress port; returns its index in this switch. */
     uint32_t AddPort(Ptr<FabricPort> port);
-    uint32_t GetNPorts() const { return m_ports.size(); }
-    Ptr<FabricPort> GetPort(uint32_t i) const { return m_ports[i]; }
+
+    uint32_t GetNPorts() const
+    {
+        return m_ports.size();
+    }
+
+    Ptr<FabricPort> GetPort(uint32_t i) const
+    {
+        return m_ports[i];
+    }
 
     /**
      * Installs the forwarding table: for every destination host index, the
@@ -84,23 +92,52 @@ class FabricSwitch : public Object, public FabricPacketSink
     /** The egress port index a frame with these headers takes (or -1: no route). */
     int32_t SelectPort(const FrameInfo& info) const;
 
-    uint32_t GetPlane() const { return m_plane; }
-    Ptr<SharedBuffer> GetBuffer() const { return m_buffer; }
+    uint32_t GetPlane() const
+    {
+        return m_plane;
+    }
+
+    Ptr<SharedBuffer> GetBuffer() const
+    {
+        return m_buffer;
+    }
 
     // PFC
-    bool IsPfcEnabled() const { return m_pfcEnabled; }
+    bool IsPfcEnabled() const
+    {
+        return m_pfcEnabled;
+    }
+
     /** XOFF now, in bytes per (ingress, priority): static, or alpha x free shared pool. */
     uint64_t GetPfcXoffBytes() const;
+
     /** Headroom of ingress port \p port (bytes per lossless priority). */
-    uint32_t GetPfcHeadroomBytes(uint32_t port) const { return m_pfc.at(port).headroomCap; }
+    uint32_t GetPfcHeadroomBytes(uint32_t port) const
+    {
+        return m_pfc.at(port).headroomCap;
+    }
+
     /** Whether the switch holds \p port's upstream in XOFF for \p priority. */
-    bool IsPfcXoff(uint32_t port, uint8_t priority) const { return m_pfc.at(port).xoff[priority]; }
+    bool IsPfcXoff(uint32_t port, uint8_t priority) const
+    {
+        return m_pfc.at(port).xoff[priority];
+    }
+
     /** Lossless bytes charged to (ingress \p port, \p priority): shared pool + headroom. */
     uint64_t GetPfcIngressBytes(uint32_t port, uint8_t priority) const;
+
     /** Largest headroom use of any ingress so far (bytes). */
-    uint32_t GetPfcPeakHeadroomBytes() const { return m_pfcPeakHeadroom; }
+    uint32_t GetPfcPeakHeadroomBytes() const
+    {
+        return m_pfcPeakHeadroom;
+    }
+
     /** XOFF episodes started (PAUSE frames sent for a new XOFF, not refreshes). */
-    uint64_t GetPfcXoffCount() const { return m_pfcXoffEpisodes; }
+    uint64_t GetPfcXoffCount() const
+    {
+        return m_pfcXoffEpisodes;
+    }
+
     /** The headroom the switch sizes for \p port from its link (PfcHeadroomBytes = 0). */
     static uint32_t AutoHeadroomBytes(const FabricPort& port);
 
@@ -145,10 +182,10 @@ class FabricSwitch : public Object, public FabricPacketSink
     Time m_detectionDelay;
 
     bool m_pfcEnabled;
-    uint32_t m_pfcXoffBytes;      //!< 0: dynamic
+    uint32_t m_pfcXoffBytes; //!< 0: dynamic
     double m_pfcAlpha;
     uint32_t m_pfcXonDeltaBytes;
-    uint32_t m_pfcHeadroomBytes;  //!< 0: from the link
+    uint32_t m_pfcHeadroomBytes; //!< 0: from the link
     uint16_t m_pfcQuanta;
     std::vector<PfcIngress> m_pfc; //!< by port index
     uint32_t m_pfcXoffNow = 0;     //!< (ingress, priority) pairs in XOFF now
@@ -158,9 +195,10 @@ class FabricSwitch : public Object, public FabricPacketSink
 
     Ptr<SharedBuffer> m_buffer;
     std::vector<Ptr<FabricPort>> m_ports;
-    std::vector<bool> m_portUsable;               //!< as the switch believes (after detection)
-    std::vector<std::vector<uint16_t>> m_routes;  //!< installed by the control plane
-    std::vector<std::vector<uint16_t>> m_live;    //!< m_routes restricted to usable ports
+    std::vector<bool> m_portUsable;              //!< as the switch believes (after detection)
+    std::vector<std::vector<uint16_t>> m_routes; //!< installed by the control plane
+    std::vector<std::vector<uint16_t>> m_live;   //!< m_routes restricted to usable ports
+
     /** m_live flattened for the forwarding path: one 8-byte entry per host. */
     struct LiveGroup
     {
@@ -168,6 +206,7 @@ class FabricSwitch : public Object, public FabricPacketSink
         uint16_t port0 = 0; //!< the port, when count is 1 (no second look-up)
         uint32_t first = 0; //!< index of the group in m_livePorts
     };
+
     std::vector<LiveGroup> m_liveGroups;
     std::vector<uint16_t> m_livePorts;
 
@@ -180,23 +219,41 @@ class FabricSwitch : public Object, public FabricPacketSink
     {
         return m_pfc.at(port).shared[priority];
     }
+
     /** Lossless bytes of (ingress \p port, \p priority) held in its headroom. */
     uint32_t GetPfcHeadroomUsedBytes(uint32_t port, uint8_t priority) const
     {
         return m_pfc.at(port).headroom[priority];
     }
+
     /** When the pending PAUSE refresh of (\p port, \p priority) runs (ps); -1 if none. */
     int64_t GetPfcRefreshPs(uint32_t port, uint8_t priority) const
     {
         const EventId& e = m_pfc.at(port).refresh[priority];
         return e.IsRunning() ? TimeStep(e.GetTs()).GetPicoSeconds() : -1;
     }
+
     /** (ingress, priority) pairs the switch counts as in XOFF now. */
-    uint32_t GetPfcXoffNow() const { return m_pfcXoffNow; }
+    uint32_t GetPfcXoffNow() const
+    {
+        return m_pfcXoffNow;
+    }
+
     /** PfcXoffBytes (0: dynamic XOFF). */
-    uint32_t GetPfcStaticXoffBytes() const { return m_pfcXoffBytes; }
-    uint32_t GetPfcXonDeltaBytes() const { return m_pfcXonDeltaBytes; }
-    uint16_t GetPfcPauseQuanta() const { return m_pfcQuanta; }
+    uint32_t GetPfcStaticXoffBytes() const
+    {
+        return m_pfcXoffBytes;
+    }
+
+    uint32_t GetPfcXonDeltaBytes() const
+    {
+        return m_pfcXonDeltaBytes;
+    }
+
+    uint16_t GetPfcPauseQuanta() const
+    {
+        return m_pfcQuanta;
+    }
 };
 
 } // namespace ns3

@@ -34,7 +34,10 @@ class PfcPauseState
     PfcPauseState(TracedCallback<uint8_t, bool>& stateTrace, uint64_t& finishedPs);
 
     /** What runs when the pending wake-up fires (at the earliest expiry). */
-    void SetExpiryCallback(Callback<void> cb) { m_onExpiry = cb; }
+    void SetExpiryCallback(Callback<void> cb)
+    {
+        m_onExpiry = cb;
+    }
 
     /**
      * A PAUSE for \p priority arrived at \p nowPs, pausing it until
@@ -47,22 +50,43 @@ class PfcPauseState
     void EndAll(int64_t nowPs);
     /** Schedules the wake-up at the earliest end of an open episode (one per episode). */
     void ArmWake();
+
     /** Cancels the pending wake-up. */
-    void Cancel() { m_wake.Cancel(); }
+    void Cancel()
+    {
+        m_wake.Cancel();
+    }
 
     /** Whether a pause stops \p priority at \p nowPs. */
     bool IsPaused(uint8_t priority, int64_t nowPs) const
     {
         return m_open[priority] && m_untilPs[priority] > nowPs;
     }
+
     /** Whether an episode of \p priority is open (from its PAUSE until its end). */
-    bool IsOpen(uint8_t priority) const { return m_open[priority]; }
+    bool IsOpen(uint8_t priority) const
+    {
+        return m_open[priority];
+    }
+
     /** Start of the open episode of \p priority (ps). */
-    int64_t GetStartPs(uint8_t priority) const { return m_startPs[priority]; }
+    int64_t GetStartPs(uint8_t priority) const
+    {
+        return m_startPs[priority];
+    }
+
     /** End of the pause of \p priority (ps): set by the last PAUSE, or when it ended. */
-    int64_t GetPausedUntilPs(uint8_t priority) const { return m_untilPs[priority]; }
+    int64_t GetPausedUntilPs(uint8_t priority) const
+    {
+        return m_untilPs[priority];
+    }
+
     /** The exact expiry the pending wake-up serves (ps); -1 if none is pending. */
-    int64_t GetWakePs() const { return m_wake.IsRunning() ? m_wakePs : -1; }
+    int64_t GetWakePs() const
+    {
+        return m_wake.IsRunning() ? m_wakePs : -1;
+    }
+
     /** Time paused up to \p nowPs, over every priority: finished episodes and open ones. */
     uint64_t GetPausedPs(int64_t nowPs) const;
 

@@ -32,6 +32,7 @@ class RedEcnMarker
         const double p = MarkProbability(queueBytes);
         return p >= 1.0 || (p > 0.0 && m_rng->GetValue() < p);
     }
+
     /** RED marking probability for a queue of \p queueBytes (0 below Kmin, 1 at Kmax). */
     double MarkProbability(uint32_t queueBytes) const
     {
@@ -46,14 +47,45 @@ class RedEcnMarker
         return m_pmax * double(queueBytes - m_kminBytes) / double(m_kmaxBytes - m_kminBytes);
     }
 
-    void SetEnabled(bool enabled) { m_enabled = enabled; }
-    bool IsEnabled() const { return m_enabled; }
-    void SetKminBytes(uint32_t bytes) { m_kminBytes = bytes; }
-    uint32_t GetKminBytes() const { return m_kminBytes; }
-    void SetKmaxBytes(uint32_t bytes) { m_kmaxBytes = bytes; }
-    uint32_t GetKmaxBytes() const { return m_kmaxBytes; }
-    void SetPmax(double pmax) { m_pmax = pmax; }
-    double GetPmax() const { return m_pmax; }
+    void SetEnabled(bool enabled)
+    {
+        m_enabled = enabled;
+    }
+
+    bool IsEnabled() const
+    {
+        return m_enabled;
+    }
+
+    void SetKminBytes(uint32_t bytes)
+    {
+        m_kminBytes = bytes;
+    }
+
+    uint32_t GetKminBytes() const
+    {
+        return m_kminBytes;
+    }
+
+    void SetKmaxBytes(uint32_t bytes)
+    {
+        m_kmaxBytes = bytes;
+    }
+
+    uint32_t GetKmaxBytes() const
+    {
+        return m_kmaxBytes;
+    }
+
+    void SetPmax(double pmax)
+    {
+        m_pmax = pmax;
+    }
+
+    double GetPmax() const
+    {
+        return m_pmax;
+    }
 
     /** Fixes the random stream of the marker; returns streams used. */
     int64_t AssignStreams(int64_t stream);

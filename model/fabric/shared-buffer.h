@@ -42,15 +42,37 @@ class SharedBuffer : public SimpleRefCount<SharedBuffer>
         return true;
     }
 
-    void Release(uint32_t bytes) { m_used -= bytes; }
+    void Release(uint32_t bytes)
+    {
+        m_used -= bytes;
+    }
 
-    uint64_t Capacity() const { return m_capacity; }
-    uint64_t Used() const { return m_used; }
-    uint64_t Peak() const { return m_peak; }
+    uint64_t Capacity() const
+    {
+        return m_capacity;
+    }
+
+    uint64_t Used() const
+    {
+        return m_used;
+    }
+
+    uint64_t Peak() const
+    {
+        return m_peak;
+    }
 
     /** Sets aside \p bytes of the capacity (PFC headroom); must not exceed it. */
-    void SetReserved(uint64_t bytes) { m_reserved = bytes; }
-    uint64_t Reserved() const { return m_reserved; }
+    void SetReserved(uint64_t bytes)
+    {
+        m_reserved = bytes;
+    }
+
+    uint64_t Reserved() const
+    {
+        return m_reserved;
+    }
+
     /** Bytes of the shared pool still free (capacity - reserved - used). */
     uint64_t Free() const
     {

@@ -1,6 +1,5 @@
 #include "nic-scheduler.h"
 
-
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -25,7 +24,10 @@ class NicScheduler::WakeEvent : public EventImpl
     }
 
   protected:
-    void Notify() override { m_scheduler->Wake(m_plane); }
+    void Notify() override
+    {
+        m_scheduler->Wake(m_plane);
+    }
 
   private:
     NicScheduler* m_scheduler;

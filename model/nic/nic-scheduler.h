@@ -53,9 +53,10 @@ class NicTxClient
      * \p nowPs is the current simulation time.
      */
     virtual FramePayload PullPacket(uint32_t plane,
-                                   int64_t nowPs,
-                                   FrameAddress& addr,
-                                   int64_t& notBeforePs) = 0;
+                                    int64_t nowPs,
+                                    FrameAddress& addr,
+                                    int64_t& notBeforePs) = 0;
+
     /**
      * Whether the waits this client reports are firm: after a pull of a
      * plane answered "not before T", every pull of that plane before T would
@@ -64,7 +65,10 @@ class NicTxClient
      * until T without pulling it, which saves touching the client's state
      * once per packet of every other client on the plane.
      */
-    virtual bool HasFirmWaits() const { return false; }
+    virtual bool HasFirmWaits() const
+    {
+        return false;
+    }
 };
 
 class NicScheduler : public Object
@@ -73,7 +77,11 @@ class NicScheduler : public Object
     static TypeId GetTypeId();
 
     void SetNic(Ptr<RdmaNic> nic);
-    Ptr<RdmaNic> GetNic() const { return m_nic; }
+
+    Ptr<RdmaNic> GetNic() const
+    {
+        return m_nic;
+    }
 
     /** Registers a client; \return its index for Activate. */
     uint32_t AddClient(NicTxClient* client);
@@ -82,7 +90,10 @@ class NicScheduler : public Object
     /** Activate on every plane, in plane order (those it is already in cost nothing). */
     void ActivateAll(uint32_t index);
 
-    uint64_t GetSentPackets() const { return m_sent; }
+    uint64_t GetSentPackets() const
+    {
+        return m_sent;
+    }
 
   protected:
     void DoDispose() override;
@@ -94,7 +105,7 @@ class NicScheduler : public Object
     {
         RingBuffer<uint32_t, true> ring; //!< client indices with (maybe) eligible packets
         std::vector<int64_t> firmWaitPs; //!< by client index: the last firm wait it reported
-        Ptr<EventImpl> wakeEvent; //!< a WakeEvent, reused by every wake-up (none cancelled)
+        Ptr<EventImpl> wakeEvent;        //!< a WakeEvent, reused by every wake-up (none cancelled)
         EventId wake;
         bool wakePending = false; //!< cheaper than asking the simulator about `wake`
     };

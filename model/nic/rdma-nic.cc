@@ -93,10 +93,7 @@ RdmaNic::AddressTo(uint32_t dstHost, uint32_t plane, uint16_t srcPort, uint16_t 
 }
 
 bool
-RdmaNic::Send(const FramePayload& payload,
-              uint32_t plane,
-              const FrameAddress& addr,
-              int64_t nowPs)
+RdmaNic::Send(const FramePayload& payload, uint32_t plane, const FrameAddress& addr, int64_t nowPs)
 {
     NS_ASSERT(plane < m_ports.size());
     ++m_framesSent;
@@ -123,10 +120,7 @@ RdmaNic::PlaneOf(const FabricPort* port) const
 }
 
 void
-RdmaNic::ReceiveFromPort(FabricPort* port,
-                         FrameRef frame,
-                         const FrameInfo& info,
-                         int64_t)
+RdmaNic::ReceiveFromPort(FabricPort* port, FrameRef frame, const FrameInfo& info, int64_t)
 {
     if (FabricAddress::HostOf(info.dstIp) != m_host)
     {

@@ -41,15 +41,34 @@ class RdmaNic : public Object, public FabricPacketSink
      */
     typedef Callback<void, FrameRef&, const FrameInfo&, uint32_t> FrameHandler;
 
-    void SetHostIndex(uint32_t host) { m_host = host; }
-    uint32_t GetHostIndex() const { return m_host; }
+    void SetHostIndex(uint32_t host)
+    {
+        m_host = host;
+    }
+
+    uint32_t GetHostIndex() const
+    {
+        return m_host;
+    }
 
     /** Adds the port of the next plane; returns its plane index. */
     uint32_t AddPort(Ptr<FabricPort> port);
-    uint32_t GetNPlanes() const { return m_ports.size(); }
-    Ptr<FabricPort> GetPort(uint32_t plane) const { return m_ports[plane]; }
+
+    uint32_t GetNPlanes() const
+    {
+        return m_ports.size();
+    }
+
+    Ptr<FabricPort> GetPort(uint32_t plane) const
+    {
+        return m_ports[plane];
+    }
+
     /** GetPort without a reference (the NIC keeps the port alive). */
-    FabricPort* PeekPort(uint32_t plane) const { return PeekPointer(m_ports[plane]); }
+    FabricPort* PeekPort(uint32_t plane) const
+    {
+        return PeekPointer(m_ports[plane]);
+    }
 
     /** Routes frames for UDP destination port \p udpPort to \p handler (aborts if taken). */
     void RegisterUdpHandler(uint16_t udpPort, UdpHandler handler);
@@ -71,16 +90,35 @@ class RdmaNic : public Object, public FabricPacketSink
               int64_t nowPs = Simulator::Now().GetPicoSeconds());
 
     /** Frame address from this host to \p dstHost on \p plane (DSCP 0, Not-ECT). */
-    FrameAddress AddressTo(uint32_t dstHost, uint32_t plane, uint16_t srcPort, uint16_t dstPort) const;
+    FrameAddress AddressTo(uint32_t dstHost,
+                           uint32_t plane,
+                           uint16_t srcPort,
+                           uint16_t dstPort) const;
 
     /** Called with (plane, up) whenever a port's link changes state. */
     typedef Callback<void, uint32_t, bool> LinkListener;
-    void AddLinkListener(LinkListener listener) { m_linkListeners.push_back(listener); }
-    bool IsPlaneUp(uint32_t plane) const { return m_ports[plane]->IsLinkUp(); }
+
+    void AddLinkListener(LinkListener listener)
+    {
+        m_linkListeners.push_back(listener);
+    }
+
+    bool IsPlaneUp(uint32_t plane) const
+    {
+        return m_ports[plane]->IsLinkUp();
+    }
+
     /** Frames handed to the ports by Send (dropped there or not). */
-    uint64_t GetFramesSent() const { return m_framesSent; }
+    uint64_t GetFramesSent() const
+    {
+        return m_framesSent;
+    }
+
     /** Frames handed to a registered endpoint. */
-    uint64_t GetFramesDelivered() const { return m_framesDelivered; }
+    uint64_t GetFramesDelivered() const
+    {
+        return m_framesDelivered;
+    }
 
     /**
      * Called with the plane whose port's lossless class may send again after
@@ -89,7 +127,11 @@ class RdmaNic : public Object, public FabricPacketSink
      * it consumes frames at line rate (docs/fabric-model.md, "PFC").
      */
     typedef Callback<void, uint32_t> ResumeListener;
-    void AddResumeListener(ResumeListener listener) { m_resumeListeners.push_back(listener); }
+
+    void AddResumeListener(ResumeListener listener)
+    {
+        m_resumeListeners.push_back(listener);
+    }
 
     // FabricPacketSink
     void ReceiveFromPort(FabricPort* port,
@@ -107,12 +149,14 @@ class RdmaNic : public Object, public FabricPacketSink
 
     uint32_t m_host = 0;
     std::vector<Ptr<FabricPort>> m_ports;
+
     struct Handler
     {
         uint16_t udpPort;
         UdpHandler packet; //!< one of the two is set
         FrameHandler frame;
     };
+
     std::vector<Handler> m_handlers; //!< few: a linear scan beats a map
     /** Registers \p handler (aborts if its UDP port is taken). */
     void AddHandler(const Handler& handler);

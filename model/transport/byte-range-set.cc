@@ -13,10 +13,10 @@ ByteRangeSet::Add(uint64_t begin, uint64_t end, std::vector<Range>* fresh)
         return 0;
     }
     // First interval that ends at or after `begin` (touching ranges merge).
-    auto first = std::lower_bound(m_ranges.begin(),
-                                  m_ranges.end(),
-                                  begin,
-                                  [](const Range& r, uint64_t b) { return r.second < b; });
+    auto first =
+        std::lower_bound(m_ranges.begin(), m_ranges.end(), begin, [](const Range& r, uint64_t b) {
+            return r.second < b;
+        });
     uint64_t added = 0;
     uint64_t cursor = begin;
     uint64_t newBegin = begin;
@@ -58,10 +58,10 @@ ByteRangeSet::Contains(uint64_t begin, uint64_t end) const
     {
         return true;
     }
-    auto it = std::upper_bound(m_ranges.begin(),
-                               m_ranges.end(),
-                               begin,
-                               [](uint64_t b, const Range& r) { return b < r.second; });
+    auto it =
+        std::upper_bound(m_ranges.begin(), m_ranges.end(), begin, [](uint64_t b, const Range& r) {
+            return b < r.second;
+        });
     return it != m_ranges.end() && it->first <= begin && it->second >= end;
 }
 

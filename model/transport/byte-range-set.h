@@ -27,8 +27,17 @@ class ByteRangeSet
     uint64_t Add(uint64_t begin, uint64_t end, std::vector<Range>* fresh = nullptr);
     /** True if every byte of [begin, end) is in the set. */
     bool Contains(uint64_t begin, uint64_t end) const;
-    uint64_t Bytes() const { return m_bytes; }
-    const std::vector<Range>& Ranges() const { return m_ranges; }
+
+    uint64_t Bytes() const
+    {
+        return m_bytes;
+    }
+
+    const std::vector<Range>& Ranges() const
+    {
+        return m_ranges;
+    }
+
     void Clear();
 
   private:

@@ -35,10 +35,10 @@ struct RdmaCcExtra
 /** Congestion state of one flow (a MetaRoCE path, a RoCEv2 queue pair). */
 struct RdmaFlowCc
 {
-    double cwnd = 1;                        //!< packets in flight allowed
-    uint64_t rateBps = 0;                   //!< rate the policy wants (0: not rate-based)
-    uint64_t lineBps = 0;                   //!< line rate of the flow's port (set by the transport)
-    uint64_t advisedBps = 0;                //!< rate the receiver advised (0: none; set by the transport)
+    double cwnd = 1;         //!< packets in flight allowed
+    uint64_t rateBps = 0;    //!< rate the policy wants (0: not rate-based)
+    uint64_t lineBps = 0;    //!< line rate of the flow's port (set by the transport)
+    uint64_t advisedBps = 0; //!< rate the receiver advised (0: none; set by the transport)
     int64_t lastDecreasePs = INT64_MIN / 2; //!< at most one window decrease per RTT
     std::unique_ptr<RdmaCcExtra> extra;     //!< policy-specific (InitFlow creates it)
 };
@@ -87,23 +87,43 @@ class RdmaCongestionOps : public Object
                               const RdmaAckEvent& ack,
                               Time now) = 0;
     /** \p packets of \p flow were found lost (a gap, a NAK). */
-    virtual void PacketsLost(RdmaConnectionCc& conn, RdmaFlowCc& flow, uint32_t packets, Time now) = 0;
+    virtual void PacketsLost(RdmaConnectionCc& conn,
+                             RdmaFlowCc& flow,
+                             uint32_t packets,
+                             Time now) = 0;
     /** \p flow's retransmission timer expired. */
     virtual void Timeout(RdmaConnectionCc& conn, RdmaFlowCc& flow, Time now) = 0;
+
     /**
      * The transport gave \p flow up as failed (a path declared dead, a
      * queue pair out of retries). It carries nothing until InitFlow starts
      * it again; a policy that keeps history per flow may drop it here.
      */
-    virtual void FlowFailed(RdmaConnectionCc& conn, RdmaFlowCc& flow, Time now) {}
+    virtual void FlowFailed(RdmaConnectionCc& conn, RdmaFlowCc& flow, Time now)
+    {
+    }
+
     /** A congestion notification packet (CNP) arrived for \p flow. */
-    virtual void CongestionNotified(RdmaConnectionCc& conn, RdmaFlowCc& flow, Time now) {}
+    virtual void CongestionNotified(RdmaConnectionCc& conn, RdmaFlowCc& flow, Time now)
+    {
+    }
+
     /** \p bytes (line bytes) of \p flow went out. */
-    virtual void PacketSent(RdmaConnectionCc& conn, RdmaFlowCc& flow, uint32_t bytes, Time now) {}
+    virtual void PacketSent(RdmaConnectionCc& conn, RdmaFlowCc& flow, uint32_t bytes, Time now)
+    {
+    }
+
     /** Period of Timer(), zero for none. */
-    virtual Time GetTimerInterval() const { return Time(); }
+    virtual Time GetTimerInterval() const
+    {
+        return Time();
+    }
+
     /** Called every GetTimerInterval() while \p flow has data to send. */
-    virtual void Timer(RdmaConnectionCc& conn, RdmaFlowCc& flow, Time now) {}
+    virtual void Timer(RdmaConnectionCc& conn, RdmaFlowCc& flow, Time now)
+    {
+    }
+
     /**
      * The rate to pace \p flow at, from its line rate, the rate the policy
      * set and the rate its receiver advised.

@@ -35,11 +35,13 @@ struct RdmaConnection::Tracker
         uint64_t wrId;
         uint16_t stream;
         RdmaOpcode opcode;
+
         bool operator==(const Key& o) const
         {
             return wrId == o.wrId && stream == o.stream && opcode == o.opcode;
         }
     };
+
     struct KeyHash
     {
         std::size_t operator()(const Key& k) const
@@ -48,11 +50,13 @@ struct RdmaConnection::Tracker
                                          (uint64_t(k.stream) << 8 | uint64_t(k.opcode)));
         }
     };
+
     struct Counts
     {
         uint64_t posted = 0;
         uint64_t completed = 0;
     };
+
     std::unordered_map<Key, Counts, KeyHash> requests;
     uint64_t unknown = 0;
     uint64_t duplicates = 0;
@@ -79,8 +83,13 @@ RdmaConnection::SetEndpoints(uint32_t localHost, uint32_t remoteHost, Ptr<RdmaMe
 }
 
 void
-RdmaConnection::PostWrite(uint16_t stream, uint64_t wrId, uint64_t remoteAddress, uint32_t rkey,
-                          uint32_t length, uint64_t localAddress, uint32_t lkey)
+RdmaConnection::PostWrite(uint16_t stream,
+                          uint64_t wrId,
+                          uint64_t remoteAddress,
+                          uint32_t rkey,
+                          uint32_t length,
+                          uint64_t localAddress,
+                          uint32_t lkey)
 {
     RdmaWorkRequest wr;
     wr.wrId = wrId;
@@ -95,7 +104,10 @@ RdmaConnection::PostWrite(uint16_t stream, uint64_t wrId, uint64_t remoteAddress
 }
 
 void
-RdmaConnection::PostSend(uint16_t stream, uint64_t wrId, uint32_t length, uint64_t localAddress,
+RdmaConnection::PostSend(uint16_t stream,
+                         uint64_t wrId,
+                         uint32_t length,
+                         uint64_t localAddress,
                          uint32_t lkey)
 {
     RdmaWorkRequest wr;
@@ -109,7 +121,10 @@ RdmaConnection::PostSend(uint16_t stream, uint64_t wrId, uint32_t length, uint64
 }
 
 void
-RdmaConnection::PostRecv(uint16_t stream, uint64_t wrId, uint64_t address, uint32_t lkey,
+RdmaConnection::PostRecv(uint16_t stream,
+                         uint64_t wrId,
+                         uint64_t address,
+                         uint32_t lkey,
                          uint32_t length)
 {
     RdmaRecvRequest rr;
@@ -176,8 +191,7 @@ RdmaConnection::TrackCompletion(const RdmaCompletion& c)
     if (t.firstViolation.empty())
     {
         std::ostringstream os;
-        os << "completion of a request " << what << " at " << c.completed.As(Time::US) << ": "
-           << c;
+        os << "completion of a request " << what << " at " << c.completed.As(Time::US) << ": " << c;
         t.firstViolation = os.str();
     }
 }

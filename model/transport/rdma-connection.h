@@ -68,24 +68,58 @@ class RdmaConnection : public Object
     /** Posts a receive buffer for the next Send on \p rr.stream. */
     virtual void PostRecv(const RdmaRecvRequest& rr) = 0;
 
-    void PostWrite(uint16_t stream, uint64_t wrId, uint64_t remoteAddress, uint32_t rkey,
-                   uint32_t length, uint64_t localAddress = 0, uint32_t lkey = 0);
-    void PostSend(uint16_t stream, uint64_t wrId, uint32_t length, uint64_t localAddress = 0,
+    void PostWrite(uint16_t stream,
+                   uint64_t wrId,
+                   uint64_t remoteAddress,
+                   uint32_t rkey,
+                   uint32_t length,
+                   uint64_t localAddress = 0,
+                   uint32_t lkey = 0);
+    void PostSend(uint16_t stream,
+                  uint64_t wrId,
+                  uint32_t length,
+                  uint64_t localAddress = 0,
                   uint32_t lkey = 0);
     void PostRecv(uint16_t stream, uint64_t wrId, uint64_t address, uint32_t lkey, uint32_t length);
 
     /** Called for every completion (in addition to the Completion trace). */
-    void SetCompletionCallback(CompletionCallback cb) { m_completionCallback = cb; }
+    void SetCompletionCallback(CompletionCallback cb)
+    {
+        m_completionCallback = cb;
+    }
 
-    uint32_t GetLocalHost() const { return m_localHost; }
-    uint32_t GetRemoteHost() const { return m_remoteHost; }
-    Ptr<RdmaMemory> GetLocalMemory() const { return m_memory; }
+    uint32_t GetLocalHost() const
+    {
+        return m_localHost;
+    }
+
+    uint32_t GetRemoteHost() const
+    {
+        return m_remoteHost;
+    }
+
+    Ptr<RdmaMemory> GetLocalMemory() const
+    {
+        return m_memory;
+    }
 
     /** Work requests (Write, Send, Recv) posted and not yet completed. */
-    uint64_t GetOutstanding() const { return m_posted - m_completed; }
-    uint64_t GetCompletedCount() const { return m_completed; }
+    uint64_t GetOutstanding() const
+    {
+        return m_posted - m_completed;
+    }
+
+    uint64_t GetCompletedCount() const
+    {
+        return m_completed;
+    }
+
     /** Bytes of successfully completed Writes and Sends (the sender's goodput). */
-    uint64_t GetCompletedBytes() const { return m_completedBytes; }
+    uint64_t GetCompletedBytes() const
+    {
+        return m_completedBytes;
+    }
+
     /**
      * Invariant bookkeeping (docs/hardening.md). Always: counters per side
      * (Write/Send, Recv) and the completions that found nothing of their side
@@ -96,27 +130,32 @@ class RdmaConnection : public Object
      */
     struct WorkRequestAudit
     {
-        uint64_t posted = 0;       //!< Write, Send and Recv requests posted
-        uint64_t postedRecvs = 0;  //!< of which Recv
-        uint64_t completed = 0;    //!< completions delivered
-        uint64_t completedRecvs = 0; //!< of which Recv
-        uint64_t unmatched = 0;    //!< completions when nothing of their side was outstanding
-        bool tracked = false;      //!< per-request tracking on
-        uint64_t unknown = 0;      //!< tracked: completions of a request never posted
-        uint64_t duplicates = 0;   //!< tracked: completions of a request already completed
+        uint64_t posted = 0;             //!< Write, Send and Recv requests posted
+        uint64_t postedRecvs = 0;        //!< of which Recv
+        uint64_t completed = 0;          //!< completions delivered
+        uint64_t completedRecvs = 0;     //!< of which Recv
+        uint64_t unmatched = 0;          //!< completions when nothing of their side was outstanding
+        bool tracked = false;            //!< per-request tracking on
+        uint64_t unknown = 0;            //!< tracked: completions of a request never posted
+        uint64_t duplicates = 0;         //!< tracked: completions of a request already completed
         uint64_t trackedOutstanding = 0; //!< tracked: sum over requests of posts - completions
-        std::string firstViolation; //!< tracked: the first unknown or duplicate completion
-        int64_t held = -1;         //!< GetHeldWorkRequests (-1: not reported)
+        std::string firstViolation;      //!< tracked: the first unknown or duplicate completion
+        int64_t held = -1;               //!< GetHeldWorkRequests (-1: not reported)
     };
+
     WorkRequestAudit GetWorkRequestAudit() const;
     /** Turns per-request tracking on; only before anything is posted (RdmaTransport::Connect). */
     void EnableWorkRequestTracking();
+
     /**
      * Work requests the transport still holds, by its own data structures:
      * posted and not completed (queued, in flight, or waiting to complete in
      * order). -1 if the transport does not report it.
      */
-    virtual int64_t GetHeldWorkRequests() const { return -1; }
+    virtual int64_t GetHeldWorkRequests() const
+    {
+        return -1;
+    }
 
     /** Payload bytes placed at this endpoint by its peer, duplicates excluded. */
     virtual uint64_t GetDeliveredBytes() const = 0;

@@ -36,7 +36,11 @@ struct RdmaMemoryRegion
     {
         return addr >= base && len <= length && addr - base <= length - len;
     }
-    bool HasBytes() const { return !bytes.empty(); }
+
+    bool HasBytes() const
+    {
+        return !bytes.empty();
+    }
 };
 
 class RdmaMemory : public Object
@@ -79,7 +83,10 @@ class RdmaMemory : public Object
     /** Pointer to the bytes at \p addr of region \p key (nullptr without a buffer). */
     uint8_t* Bytes(uint32_t key, uint64_t addr);
 
-    uint64_t GetPlacedBytes() const { return m_placedBytes; }
+    uint64_t GetPlacedBytes() const
+    {
+        return m_placedBytes;
+    }
 
   private:
     std::unordered_map<uint32_t, RdmaMemoryRegion> m_regions;

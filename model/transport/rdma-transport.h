@@ -38,25 +38,61 @@ class RdmaTransport : public Object
 
     /** Attaches the transport to its host's NIC (registers its UDP port). */
     virtual void SetNic(Ptr<RdmaNic> nic);
-    Ptr<RdmaNic> GetNic() const { return m_nic; }
+
+    Ptr<RdmaNic> GetNic() const
+    {
+        return m_nic;
+    }
+
     /** GetNic without the reference count (per packet: no write to the NIC object). */
-    RdmaNic* PeekNic() const { return PeekPointer(m_nic); }
-    uint32_t GetHost() const { return m_nic->GetHostIndex(); }
-    Ptr<RdmaMemory> GetMemory() const { return m_memory; }
+    RdmaNic* PeekNic() const
+    {
+        return PeekPointer(m_nic);
+    }
+
+    uint32_t GetHost() const
+    {
+        return m_nic->GetHostIndex();
+    }
+
+    Ptr<RdmaMemory> GetMemory() const
+    {
+        return m_memory;
+    }
 
     /** Number of connection endpoints on this host. */
-    uint32_t GetNConnections() const { return m_connections.size(); }
+    uint32_t GetNConnections() const
+    {
+        return m_connections.size();
+    }
+
     /** Endpoint \p index, in creation order. */
-    Ptr<RdmaConnection> GetConnection(uint32_t index) const { return m_connections[index]; }
+    Ptr<RdmaConnection> GetConnection(uint32_t index) const
+    {
+        return m_connections[index];
+    }
+
     /** The TypeId of this transport's endpoints (a subclass of ns3::RdmaConnection). */
-    TypeId GetConnectionTypeId() const { return m_connectionFactory.GetTypeId(); }
+    TypeId GetConnectionTypeId() const
+    {
+        return m_connectionFactory.GetTypeId();
+    }
+
     /**
      * Per-request completion tracking (RdmaConnection::EnableWorkRequestTracking)
      * on every endpoint Connect creates afterwards. RdmaTransportHelper turns
      * it on when Fabric::s_checkInvariantsOnDispose is set (the test suite).
      */
-    void SetTrackWorkRequests(bool on) { m_trackWorkRequests = on; }
-    bool GetTrackWorkRequests() const { return m_trackWorkRequests; }
+    void SetTrackWorkRequests(bool on)
+    {
+        m_trackWorkRequests = on;
+    }
+
+    bool GetTrackWorkRequests() const
+    {
+        return m_trackWorkRequests;
+    }
+
     /** Sets an attribute of every connection endpoint this transport creates afterwards. */
     void SetConnectionAttribute(const std::string& name, const AttributeValue& value);
 
@@ -75,13 +111,25 @@ class RdmaTransport : public Object
      * allocator's free lists. Does nothing where the C library cannot
      * report its heap (HeapInUse() returns 0 there).
      */
-    static void SetHeapAccounting(bool on) { s_heapAccounting = on; }
+    static void SetHeapAccounting(bool on)
+    {
+        s_heapAccounting = on;
+    }
+
     /** Heap bytes in use, or 0 where the C library cannot tell. */
     static uint64_t HeapInUse();
+
     /** Heap the endpoints created here took while accounting was on. */
-    int64_t GetEndpointHeapBytes() const { return m_endpointHeapBytes; }
+    int64_t GetEndpointHeapBytes() const
+    {
+        return m_endpointHeapBytes;
+    }
+
     /** Endpoints created here while accounting was on. */
-    uint32_t GetAccountedEndpoints() const { return m_accountedEndpoints; }
+    uint32_t GetAccountedEndpoints() const
+    {
+        return m_accountedEndpoints;
+    }
 
   protected:
     /** \p connectionType: the endpoints' TypeId, a subclass of ns3::RdmaConnection. */
@@ -89,10 +137,14 @@ class RdmaTransport : public Object
     void DoDispose() override;
     /** Disposes the endpoints (also done by DoDispose; for subclasses that must do it first). */
     void DisposeConnections();
-    /** Sets up \p endpoint, just created as endpoint \p index of this host, towards \p remoteHost. */
-    virtual void SetupEndpoint(Ptr<RdmaConnection> endpoint, uint32_t index, uint32_t remoteHost) = 0;
+    /** Sets up \p endpoint, just created as endpoint \p index of this host, towards \p remoteHost.
+     */
+    virtual void SetupEndpoint(Ptr<RdmaConnection> endpoint,
+                               uint32_t index,
+                               uint32_t remoteHost) = 0;
     /** Binds \p local (created here) to its peer \p remote. */
     virtual void Bind(Ptr<RdmaConnection> local, Ptr<RdmaConnection> remote) = 0;
+
     /** Endpoint \p index as the subclass's type, without a reference count (per packet). */
     template <class T>
     T* PeekConnection(uint32_t index) const

@@ -42,8 +42,8 @@ operator<<(std::ostream& os, const RdmaCompletion& c)
 {
     return os << ToString(c.opcode) << " wr=" << c.wrId << " stream=" << c.stream
               << " bytes=" << c.bytes << " " << ToString(c.status)
-              << " posted=" << c.posted.GetNanoSeconds() << "ns completed="
-              << c.completed.GetNanoSeconds() << "ns";
+              << " posted=" << c.posted.GetNanoSeconds()
+              << "ns completed=" << c.completed.GetNanoSeconds() << "ns";
 }
 
 } // namespace ns3

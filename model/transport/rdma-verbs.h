@@ -25,8 +25,8 @@ enum class RdmaOpcode : uint8_t
 enum class RdmaStatus : uint8_t
 {
     Success,
-    RemoteAccessError,  //!< write with an unknown key or outside the region: nothing placed
-    LengthError,        //!< send longer than the receive it matched: nothing placed
+    RemoteAccessError,    //!< write with an unknown key or outside the region: nothing placed
+    LengthError,          //!< send longer than the receive it matched: nothing placed
     LocalProtectionError, //!< local buffer (integrity mode) unknown or out of range
     RetryExceeded,        //!< RoCEv2: RetryLimit timeouts in a row without progress
 };
@@ -37,13 +37,13 @@ const char* ToString(RdmaStatus status);
 /** One completion, as a completion queue entry carries it. */
 struct RdmaCompletion
 {
-    uint64_t wrId = 0;        //!< the caller's work-request id
+    uint64_t wrId = 0; //!< the caller's work-request id
     RdmaOpcode opcode = RdmaOpcode::Write;
     RdmaStatus status = RdmaStatus::Success;
     uint16_t stream = 0;
-    uint32_t bytes = 0;       //!< message length (Recv: bytes received)
-    Time posted;              //!< when the work request was posted
-    Time completed;           //!< when the completion was delivered
+    uint32_t bytes = 0; //!< message length (Recv: bytes received)
+    Time posted;        //!< when the work request was posted
+    Time completed;     //!< when the completion was delivered
 };
 
 std::ostream& operator<<(std::ostream& os, const RdmaCompletion& c);

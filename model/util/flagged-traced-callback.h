@@ -30,6 +30,7 @@ class FlaggedTracedCallback : public TracedCallback<Ts...>
         : m_flag(flag)
     {
     }
+
     FlaggedTracedCallback(const FlaggedTracedCallback&) = delete;
     FlaggedTracedCallback& operator=(const FlaggedTracedCallback&) = delete;
 
@@ -38,6 +39,7 @@ class FlaggedTracedCallback : public TracedCallback<Ts...>
         *m_flag = true;
         TracedCallback<Ts...>::ConnectWithoutContext(callback);
     }
+
     void Connect(const CallbackBase& callback, std::string path)
     {
         *m_flag = true;

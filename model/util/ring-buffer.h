@@ -27,6 +27,7 @@ class RingBuffer
 {
   public:
     RingBuffer() = default;
+
     RingBuffer(RingBuffer&& other) noexcept
         : m_data(std::move(other.m_data)),
           m_capacity(other.m_capacity),
@@ -35,6 +36,7 @@ class RingBuffer
     {
         other.m_capacity = other.m_head = other.m_size = 0;
     }
+
     RingBuffer& operator=(RingBuffer&& other) noexcept
     {
         if (this != &other)
@@ -48,20 +50,55 @@ class RingBuffer
         }
         return *this;
     }
+
     RingBuffer(const RingBuffer&) = delete;
     RingBuffer& operator=(const RingBuffer&) = delete;
-    ~RingBuffer() { DestroyAll(); }
 
-    bool empty() const { return m_size == 0; }
-    size_t size() const { return m_size; }
+    ~RingBuffer()
+    {
+        DestroyAll();
+    }
+
+    bool empty() const
+    {
+        return m_size == 0;
+    }
+
+    size_t size() const
+    {
+        return m_size;
+    }
+
     /** Elements the array holds (0 when empty). */
-    size_t capacity() const { return m_capacity; }
+    size_t capacity() const
+    {
+        return m_capacity;
+    }
 
-    T& front() { return *At(m_head); }
-    const T& front() const { return *At(m_head); }
-    T& back() { return *At((m_head + m_size - 1) & (m_capacity - 1)); }
-    T& operator[](size_t i) { return *At((m_head + i) & (m_capacity - 1)); }
-    const T& operator[](size_t i) const { return *At((m_head + i) & (m_capacity - 1)); }
+    T& front()
+    {
+        return *At(m_head);
+    }
+
+    const T& front() const
+    {
+        return *At(m_head);
+    }
+
+    T& back()
+    {
+        return *At((m_head + m_size - 1) & (m_capacity - 1));
+    }
+
+    T& operator[](size_t i)
+    {
+        return *At((m_head + i) & (m_capacity - 1));
+    }
+
+    const T& operator[](size_t i) const
+    {
+        return *At((m_head + i) & (m_capacity - 1));
+    }
 
     // Pushes construct the element in its slot: they write the slot without
     // reading it first (an egress queue's slot is usually out of cache).
@@ -98,7 +135,10 @@ class RingBuffer
         m_head = (m_head + 1) & (m_capacity - 1);
     }
 
-    void clear() { Release(); }
+    void clear()
+    {
+        Release();
+    }
 
   private:
     /** Raw storage for one element (constructed only while it is in the buffer). */
@@ -107,7 +147,11 @@ class RingBuffer
         alignas(T) unsigned char bytes[sizeof(T)];
     };
 
-    T* At(size_t slot) { return std::launder(reinterpret_cast<T*>(&m_data[slot])); }
+    T* At(size_t slot)
+    {
+        return std::launder(reinterpret_cast<T*>(&m_data[slot]));
+    }
+
     const T* At(size_t slot) const
     {
         return std::launder(reinterpret_cast<const T*>(&m_data[slot]));

@@ -24,11 +24,13 @@ class FabricAddress
 
     static Ipv4Address HostIp(uint32_t plane, uint32_t host);
     static Mac48Address HostMac(uint32_t plane, uint32_t host);
+
     /** HostIp as a host-order integer (10.plane.host), for the per-packet path. */
     static uint32_t HostIpU32(uint32_t plane, uint32_t host)
     {
         return (10u << 24) | (plane << 16) | host;
     }
+
     /** Writes HostMac's six bytes to \p out (per-packet path: no Mac48Address). */
     static void WriteHostMac(uint8_t* out, uint32_t plane, uint32_t host)
     {
@@ -41,10 +43,16 @@ class FabricAddress
     }
 
     /** Host index encoded in a fabric IPv4 address (host byte order). */
-    static uint32_t HostOf(uint32_t ip) { return ip & 0xffff; }
+    static uint32_t HostOf(uint32_t ip)
+    {
+        return ip & 0xffff;
+    }
 
     /** Plane encoded in a fabric IPv4 address (host byte order). */
-    static uint32_t PlaneOf(uint32_t ip) { return (ip >> 16) & 0xff; }
+    static uint32_t PlaneOf(uint32_t ip)
+    {
+        return (ip >> 16) & 0xff;
+    }
 };
 
 } // namespace ns3

@@ -38,7 +38,7 @@ class FabricFrameHeader : public Header
     uint32_t dstIp = 0;
     uint16_t srcPort = 0;
     uint16_t dstPort = 0;
-    uint8_t tos = 0;    //!< DSCP << 2 | ECN
+    uint8_t tos = 0; //!< DSCP << 2 | ECN
     uint8_t ttl = 64;
     uint16_t ipId = 0;
     uint16_t ipTotalLength = 0; //!< as read by Deserialize

@@ -111,11 +111,31 @@ class FrameBytesHeader : public Header
                                 .AddConstructor<FrameBytesHeader>();
         return tid;
     }
-    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
-    uint32_t GetSerializedSize() const override { return m_size; }
-    void Serialize(Buffer::Iterator start) const override { start.Write(m_bytes, m_size); }
-    uint32_t Deserialize(Buffer::Iterator start) override { return 0; } // send side only
-    void Print(std::ostream& os) const override { os << m_size << " header bytes"; }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return m_size;
+    }
+
+    void Serialize(Buffer::Iterator start) const override
+    {
+        start.Write(m_bytes, m_size);
+    }
+
+    uint32_t Deserialize(Buffer::Iterator start) override
+    {
+        return 0;
+    } // send side only
+
+    void Print(std::ostream& os) const override
+    {
+        os << m_size << " header bytes";
+    }
 
     const uint8_t* m_bytes = nullptr;
     uint32_t m_size = 0;

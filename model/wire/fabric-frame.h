@@ -5,9 +5,9 @@
  * Ethernet/IPv4/UDP. The few fields forwarding needs (FrameInfo) are read
  * once, where a frame enters the fabric (BuildFrame returns them; ParseFrame
  * reads them from the bytes in one copy), and travel with the frame from hop
- * to hop (a port that marks CE updates both); the byte offsets are those of RFC 791 / RFC 768 with a 20-byte IPv4
- * header, which is what BuildFrame writes (FabricFrameHeader: the three
- * headers in one serialisation pass, byte-identical to ns-3's classes).
+ * to hop (a port that marks CE updates both); the byte offsets are those of RFC 791 / RFC 768 with
+ * a 20-byte IPv4 header, which is what BuildFrame writes (FabricFrameHeader: the three headers in
+ * one serialisation pass, byte-identical to ns-3's classes).
  */
 #ifndef METAROCE_FABRIC_FRAME_H
 #define METAROCE_FABRIC_FRAME_H
@@ -119,6 +119,7 @@ class FrameRef
 {
   public:
     FrameRef() = default;
+
     /** Takes a reference of its own to \p packet. */
     explicit FrameRef(const Ptr<Packet>& packet)
         : m_packet(PeekPointer(packet))
@@ -128,11 +129,13 @@ class FrameRef
             m_packet->Ref();
         }
     }
+
     /** Takes ownership of \p bytes (from FrameBytes::Allocate). */
     explicit FrameRef(FrameBytes* bytes)
         : m_bytes(bytes)
     {
     }
+
     FrameRef(FrameRef&& other) noexcept
         : m_packet(other.m_packet),
           m_bytes(other.m_bytes)
@@ -140,6 +143,7 @@ class FrameRef
         other.m_packet = nullptr;
         other.m_bytes = nullptr;
     }
+
     FrameRef& operator=(FrameRef&& other) noexcept
     {
         if (this != &other)
@@ -152,9 +156,14 @@ class FrameRef
         }
         return *this;
     }
+
     FrameRef(const FrameRef&) = delete;
     FrameRef& operator=(const FrameRef&) = delete;
-    ~FrameRef() { Reset(); }
+
+    ~FrameRef()
+    {
+        Reset();
+    }
 
     /**
      * Another reference to the frame as a Packet. A FrameBytes frame becomes
@@ -169,6 +178,7 @@ class FrameRef
     uint32_t GetSize() const;
     /** Rewrites the IPv4 ECN codepoint (and checksum), as SetFrameEcn does. */
     void SetEcn(Ecn ecn);
+
     /** Starts fetching a compact frame's header bytes (a receiver is about to read them). */
     void PrefetchBytes() const
     {
@@ -178,9 +188,17 @@ class FrameRef
             __builtin_prefetch(reinterpret_cast<const char*>(m_bytes) + 64);
         }
     }
+
     /** Whether the frame is held as FrameBytes (no Packet made yet). */
-    bool IsCompact() const { return m_bytes != nullptr; }
-    explicit operator bool() const { return m_packet || m_bytes; }
+    bool IsCompact() const
+    {
+        return m_bytes != nullptr;
+    }
+
+    explicit operator bool() const
+    {
+        return m_packet || m_bytes;
+    }
 
   private:
     void Reset()
@@ -196,6 +214,7 @@ class FrameRef
             m_bytes = nullptr;
         }
     }
+
     /** Turns a FrameBytes frame into a Packet with the same bytes. */
     void MakePacket() const;
 
@@ -213,11 +232,16 @@ class FrameRef
 struct FramePayload
 {
     FramePayload() = default;
-    FramePayload(std::nullptr_t) {}
+
+    FramePayload(std::nullptr_t)
+    {
+    }
+
     FramePayload(Ptr<Packet> p)
         : packet(std::move(p))
     {
     }
+
     /** \p bytes zero bytes, no Packet. */
     static FramePayload Zeros(uint32_t bytes)
     {
@@ -227,12 +251,24 @@ struct FramePayload
         return f;
     }
 
-    explicit operator bool() const { return packet || zeros; }
-    uint32_t GetSize() const { return packet ? packet->GetSize() : zeroBytes; }
+    explicit operator bool() const
+    {
+        return packet || zeros;
+    }
+
+    uint32_t GetSize() const
+    {
+        return packet ? packet->GetSize() : zeroBytes;
+    }
+
     /** Copies \p size bytes from offset 0 (zeros if there is no Packet); \return bytes copied. */
     uint32_t CopyData(uint8_t* out, uint32_t size) const;
+
     /** A deep copy (Packet::Copy), for a duplicated delivery. */
-    FramePayload Copy() const { return zeros ? *this : FramePayload(packet->Copy()); }
+    FramePayload Copy() const
+    {
+        return zeros ? *this : FramePayload(packet->Copy());
+    }
 
     Ptr<Packet> packet;
     uint32_t zeroBytes = 0; //!< when zeros

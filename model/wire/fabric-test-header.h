@@ -27,10 +27,25 @@ class FabricTestHeader : public Header
     uint32_t Parse(const uint8_t* bytes, uint32_t size);
     void Print(std::ostream& os) const override;
 
-    void SetSequence(uint32_t seq) { m_seq = seq; }
-    uint32_t GetSequence() const { return m_seq; }
-    void SetSendTime(Time t) { m_sendNs = t.GetNanoSeconds(); }
-    Time GetSendTime() const { return NanoSeconds(m_sendNs); }
+    void SetSequence(uint32_t seq)
+    {
+        m_seq = seq;
+    }
+
+    uint32_t GetSequence() const
+    {
+        return m_seq;
+    }
+
+    void SetSendTime(Time t)
+    {
+        m_sendNs = t.GetNanoSeconds();
+    }
+
+    Time GetSendTime() const
+    {
+        return NanoSeconds(m_sendNs);
+    }
 
   private:
     uint32_t m_seq = 0;

@@ -1,7 +1,7 @@
 #include "metaroce-ack-header.h"
-#include "wire-bytes.h"
 
 #include "metaroce-data-header.h"
+#include "wire-bytes.h"
 
 namespace ns3
 {

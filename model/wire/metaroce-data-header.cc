@@ -1,4 +1,5 @@
 #include "metaroce-data-header.h"
+
 #include "wire-bytes.h"
 
 namespace ns3

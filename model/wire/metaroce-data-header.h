@@ -62,6 +62,7 @@ class MetaRoceDataHeader : public Header
     /** Serialize to kBytes bytes of memory (a compact frame's header). */
     void WriteTo(uint8_t* bytes) const;
     void Print(std::ostream& os) const override;
+
     /**
      * Every field back to its default, as assigning a new header would,
      * without making and destroying an ns3::Header (a sender reuses one

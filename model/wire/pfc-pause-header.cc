@@ -106,8 +106,7 @@ PfcPauseHeader::Deserialize(Buffer::Iterator start)
 void
 PfcPauseHeader::Print(std::ostream& os) const
 {
-    os << "PFC src=" << m_source << " enable=0x" << std::hex << unsigned(m_classEnable)
-       << std::dec;
+    os << "PFC src=" << m_source << " enable=0x" << std::hex << unsigned(m_classEnable) << std::dec;
     for (uint32_t p = 0; p < kPriorities; ++p)
     {
         if (IsEnabled(p))

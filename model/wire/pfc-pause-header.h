@@ -29,12 +29,12 @@ namespace ns3
 class PfcPauseHeader : public Header
 {
   public:
-    static constexpr uint32_t kBytes = 60;          //!< whole frame without FCS (minimum size)
-    static constexpr uint32_t kContentBytes = 34;   //!< before the padding
-    static constexpr uint16_t kEtherType = 0x8808;  //!< MAC control
-    static constexpr uint16_t kOpcode = 0x0101;     //!< class-based (priority) flow control
+    static constexpr uint32_t kBytes = 60;         //!< whole frame without FCS (minimum size)
+    static constexpr uint32_t kContentBytes = 34;  //!< before the padding
+    static constexpr uint16_t kEtherType = 0x8808; //!< MAC control
+    static constexpr uint16_t kOpcode = 0x0101;    //!< class-based (priority) flow control
     static constexpr uint32_t kPriorities = 8;
-    static constexpr uint32_t kQuantumBits = 512;   //!< one pause quantum, in bit times
+    static constexpr uint32_t kQuantumBits = 512; //!< one pause quantum, in bit times
 
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
@@ -47,14 +47,33 @@ class PfcPauseHeader : public Header
     /** The reserved multicast address of MAC control frames. */
     static Mac48Address Destination();
 
-    void SetSource(Mac48Address source) { m_source = source; }
-    Mac48Address GetSource() const { return m_source; }
+    void SetSource(Mac48Address source)
+    {
+        m_source = source;
+    }
+
+    Mac48Address GetSource() const
+    {
+        return m_source;
+    }
 
     /** Enables priority \p priority with \p quanta (0: resume). */
     void SetPause(uint8_t priority, uint16_t quanta);
-    bool IsEnabled(uint8_t priority) const { return (m_classEnable >> priority) & 1; }
-    uint16_t GetQuanta(uint8_t priority) const { return m_quanta[priority]; }
-    uint8_t GetClassEnableVector() const { return m_classEnable; }
+
+    bool IsEnabled(uint8_t priority) const
+    {
+        return (m_classEnable >> priority) & 1;
+    }
+
+    uint16_t GetQuanta(uint8_t priority) const
+    {
+        return m_quanta[priority];
+    }
+
+    uint8_t GetClassEnableVector() const
+    {
+        return m_classEnable;
+    }
 
     /**
      * True if \p frame is a PFC frame (reads it only when its size is

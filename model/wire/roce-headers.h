@@ -46,19 +46,24 @@ class RoceBthHeader : public Header
 
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override { return kBytes; }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return kBytes;
+    }
+
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
 
     uint8_t opcode = RC_SEND_ONLY;
     bool solicited = false;
-    bool migReq = true;       //!< M bit: 1 = no path migration state
-    uint8_t padCount = 0;     //!< bytes of padding before the ICRC (payload to 4-byte multiple)
-    uint16_t pkey = 0xFFFF;   //!< default partition
-    uint32_t destQp = 0;      //!< 24 bits
-    bool ackRequest = false;  //!< A bit: the responder must acknowledge this packet
-    uint32_t psn = 0;         //!< 24 bits
+    bool migReq = true;      //!< M bit: 1 = no path migration state
+    uint8_t padCount = 0;    //!< bytes of padding before the ICRC (payload to 4-byte multiple)
+    uint16_t pkey = 0xFFFF;  //!< default partition
+    uint32_t destQp = 0;     //!< 24 bits
+    bool ackRequest = false; //!< A bit: the responder must acknowledge this packet
+    uint32_t psn = 0;        //!< 24 bits
 };
 
 /** RDMA Extended Transport Header, 16 bytes. */
@@ -69,7 +74,12 @@ class RoceRethHeader : public Header
 
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override { return kBytes; }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return kBytes;
+    }
+
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
@@ -88,8 +98,8 @@ class RoceAethHeader : public Header
     /** Syndromes (IBTA 9.7.5.2.2): ACK, RNR NAK, NAKs. */
     enum Syndrome : uint8_t
     {
-        ACK = 0x1F,                  //!< ACK, credit count "invalid" (no end-to-end credits)
-        RNR_NAK = 0x20,              //!< + 5-bit RNR timer code
+        ACK = 0x1F,     //!< ACK, credit count "invalid" (no end-to-end credits)
+        RNR_NAK = 0x20, //!< + 5-bit RNR timer code
         NAK_PSN_SEQUENCE = 0x60,
         NAK_INVALID_REQUEST = 0x61,
         NAK_REMOTE_ACCESS = 0x62,
@@ -97,7 +107,12 @@ class RoceAethHeader : public Header
 
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override { return kBytes; }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return kBytes;
+    }
+
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
@@ -105,9 +120,20 @@ class RoceAethHeader : public Header
     uint8_t syndrome = ACK;
     uint32_t msn = 0; //!< 24 bits
 
-    bool IsAck() const { return (syndrome & 0x60) == 0x00; }
-    bool IsRnr() const { return (syndrome & 0x60) == 0x20; }
-    bool IsNak() const { return (syndrome & 0x60) == 0x60; }
+    bool IsAck() const
+    {
+        return (syndrome & 0x60) == 0x00;
+    }
+
+    bool IsRnr() const
+    {
+        return (syndrome & 0x60) == 0x20;
+    }
+
+    bool IsNak() const
+    {
+        return (syndrome & 0x60) == 0x60;
+    }
 };
 
 } // namespace ns3

@@ -21,10 +21,25 @@ class SackBitmap
     static constexpr uint32_t kBits = 256;
     static constexpr uint32_t kBytes = kBits / 8;
 
-    bool Test(uint32_t bit) const { return bit < kBits && (m_words[bit >> 6] >> (bit & 63)) & 1; }
-    void Set(uint32_t bit) { m_words[bit >> 6] |= uint64_t(1) << (bit & 63); }
-    void Clear() { m_words = {0, 0, 0, 0}; }
-    bool Empty() const { return (m_words[0] | m_words[1] | m_words[2] | m_words[3]) == 0; }
+    bool Test(uint32_t bit) const
+    {
+        return bit < kBits && (m_words[bit >> 6] >> (bit & 63)) & 1;
+    }
+
+    void Set(uint32_t bit)
+    {
+        m_words[bit >> 6] |= uint64_t(1) << (bit & 63);
+    }
+
+    void Clear()
+    {
+        m_words = {0, 0, 0, 0};
+    }
+
+    bool Empty() const
+    {
+        return (m_words[0] | m_words[1] | m_words[2] | m_words[3]) == 0;
+    }
 
     /** Drops the lowest \p n bits; bit n becomes bit 0 (the window slides forward). */
     void ShiftDown(uint32_t n)
@@ -73,9 +88,20 @@ class SackBitmap
         return -1;
     }
 
-    uint64_t Word(uint32_t i) const { return m_words[i]; }
-    void SetWord(uint32_t i, uint64_t w) { m_words[i] = w; }
-    bool operator==(const SackBitmap& o) const { return m_words == o.m_words; }
+    uint64_t Word(uint32_t i) const
+    {
+        return m_words[i];
+    }
+
+    void SetWord(uint32_t i, uint64_t w)
+    {
+        m_words[i] = w;
+    }
+
+    bool operator==(const SackBitmap& o) const
+    {
+        return m_words == o.m_words;
+    }
 
   private:
     std::array<uint64_t, 4> m_words{0, 0, 0, 0};

@@ -21,17 +21,23 @@ class WireWriter
     {
     }
 
-    void U8(uint8_t v) { *m_p++ = v; }
+    void U8(uint8_t v)
+    {
+        *m_p++ = v;
+    }
+
     void U16(uint16_t v)
     {
         U8(uint8_t(v >> 8));
         U8(uint8_t(v));
     }
+
     void U32(uint32_t v)
     {
         U16(uint16_t(v >> 16));
         U16(uint16_t(v));
     }
+
     void U64(uint64_t v)
     {
         U32(uint32_t(v >> 32));
@@ -51,17 +57,23 @@ class WireReader
     {
     }
 
-    uint8_t U8() { return *m_p++; }
+    uint8_t U8()
+    {
+        return *m_p++;
+    }
+
     uint16_t U16()
     {
         const uint16_t hi = U8();
         return uint16_t((hi << 8) | U8());
     }
+
     uint32_t U32()
     {
         const uint32_t hi = U16();
         return (hi << 16) | U16();
     }
+
     uint64_t U64()
     {
         const uint64_t hi = U32();

@@ -11,26 +11,25 @@ NS_OBJECT_ENSURE_REGISTERED(AllToAllWorkload);
 TypeId
 AllToAllWorkload::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::AllToAllWorkload")
-            .SetParent<RdmaWorkload>()
-            .SetGroupName("MetaRoce")
-            .AddConstructor<AllToAllWorkload>()
-            .AddAttribute("MessageBytes",
-                          "Bytes each rank writes to each other rank",
-                          UintegerValue(1 << 20),
-                          MakeUintegerAccessor(&AllToAllWorkload::m_messageBytes),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("Iterations",
-                          "All-to-all operations run back to back",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&AllToAllWorkload::m_iterations),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("Ranks",
-                          "Hosts taking part, 0..Ranks-1 (0: all)",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&AllToAllWorkload::m_ranks),
-                          MakeUintegerChecker<uint32_t>());
+    static TypeId tid = TypeId("ns3::AllToAllWorkload")
+                            .SetParent<RdmaWorkload>()
+                            .SetGroupName("MetaRoce")
+                            .AddConstructor<AllToAllWorkload>()
+                            .AddAttribute("MessageBytes",
+                                          "Bytes each rank writes to each other rank",
+                                          UintegerValue(1 << 20),
+                                          MakeUintegerAccessor(&AllToAllWorkload::m_messageBytes),
+                                          MakeUintegerChecker<uint32_t>(1))
+                            .AddAttribute("Iterations",
+                                          "All-to-all operations run back to back",
+                                          UintegerValue(1),
+                                          MakeUintegerAccessor(&AllToAllWorkload::m_iterations),
+                                          MakeUintegerChecker<uint32_t>(1))
+                            .AddAttribute("Ranks",
+                                          "Hosts taking part, 0..Ranks-1 (0: all)",
+                                          UintegerValue(0),
+                                          MakeUintegerAccessor(&AllToAllWorkload::m_ranks),
+                                          MakeUintegerChecker<uint32_t>());
     return tid;
 }
 

@@ -23,7 +23,12 @@ class AllToAllWorkload : public RdmaWorkload
     /** Ranks: hosts 0..n-1 (0: every host of the pool). */
     void Install(Ptr<RdmaConnectionPool> pool) override;
     void Start() override;
-    void StopPosting() override { m_stopped = true; }
+
+    void StopPosting() override
+    {
+        m_stopped = true;
+    }
+
     bool IsFinished() const override;
     /** Every rank sends and receives. */
     std::vector<uint32_t> GetSenders() const override;

@@ -77,11 +77,7 @@ BulkWorkload::PostOne(uint32_t i)
 {
     Flow& f = m_flows[i];
     const uint64_t wrId = (uint64_t(i) << 32) | f.posted;
-    f.sender->PostWrite(0,
-                        wrId,
-                        f.offset,
-                        m_pool->RegionKey(f.dst),
-                        m_messageBytes);
+    f.sender->PostWrite(0, wrId, f.offset, m_pool->RegionKey(f.dst), m_messageBytes);
     f.offset = (f.offset + m_messageBytes) % (RdmaConnectionPool::kRegionBytes - m_messageBytes);
     ++f.posted;
     CountPost();

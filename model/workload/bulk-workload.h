@@ -21,7 +21,11 @@ class BulkWorkload : public RdmaWorkload
     static TypeId GetTypeId();
 
     void AddFlow(uint32_t src, uint32_t dst);
-    uint32_t GetNFlows() const { return m_flows.size(); }
+
+    uint32_t GetNFlows() const
+    {
+        return m_flows.size();
+    }
 
     void Install(Ptr<RdmaConnectionPool> pool) override;
     void Start() override;

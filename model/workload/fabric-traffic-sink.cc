@@ -17,20 +17,19 @@ NS_OBJECT_ENSURE_REGISTERED(FabricTrafficSink);
 TypeId
 FabricTrafficSink::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FabricTrafficSink")
-            .SetParent<Application>()
-            .SetGroupName("MetaRoce")
-            .AddConstructor<FabricTrafficSink>()
-            .AddAttribute("Port",
-                          "UDP destination port to listen on",
-                          UintegerValue(FabricTrafficSource::kDefaultPort),
-                          MakeUintegerAccessor(&FabricTrafficSink::m_port),
-                          MakeUintegerChecker<uint16_t>())
-            .AddTraceSource("Rx",
-                            "A test packet arrived: payload, one-way delay, plane",
-                            MakeTraceSourceAccessor(&FabricTrafficSink::m_rxTrace),
-                            "ns3::FabricTrafficSink::RxTracedCallback");
+    static TypeId tid = TypeId("ns3::FabricTrafficSink")
+                            .SetParent<Application>()
+                            .SetGroupName("MetaRoce")
+                            .AddConstructor<FabricTrafficSink>()
+                            .AddAttribute("Port",
+                                          "UDP destination port to listen on",
+                                          UintegerValue(FabricTrafficSource::kDefaultPort),
+                                          MakeUintegerAccessor(&FabricTrafficSink::m_port),
+                                          MakeUintegerChecker<uint16_t>())
+                            .AddTraceSource("Rx",
+                                            "A test packet arrived: payload, one-way delay, plane",
+                                            MakeTraceSourceAccessor(&FabricTrafficSink::m_rxTrace),
+                                            "ns3::FabricTrafficSink::RxTracedCallback");
     return tid;
 }
 

@@ -21,11 +21,28 @@ class FabricTrafficSink : public Application
     static TypeId GetTypeId();
     FabricTrafficSink();
 
-    uint64_t GetReceivedPackets() const { return m_packets; }
-    uint64_t GetReceivedBytes() const { return m_bytes; } //!< UDP payload bytes
+    uint64_t GetReceivedPackets() const
+    {
+        return m_packets;
+    }
+
+    uint64_t GetReceivedBytes() const
+    {
+        return m_bytes;
+    } //!< UDP payload bytes
+
     uint64_t GetReceivedBytes(uint32_t plane) const;
-    uint64_t GetCeMarkedPackets() const { return m_ceMarked; }
-    Time GetMaxDelay() const { return m_maxDelay; }
+
+    uint64_t GetCeMarkedPackets() const
+    {
+        return m_ceMarked;
+    }
+
+    Time GetMaxDelay() const
+    {
+        return m_maxDelay;
+    }
+
     Time GetMeanDelay() const;
 
     typedef void (*RxTracedCallback)(Ptr<const Packet> payload, Time delay, uint32_t plane);

@@ -28,11 +28,12 @@ FabricTrafficSource::GetTypeId()
                           DataRateValue(DataRate("10Gbps")),
                           MakeDataRateAccessor(&FabricTrafficSource::m_rate),
                           MakeDataRateChecker())
-            .AddAttribute("PacketSize",
-                          "UDP payload bytes per packet (includes the 12-byte test header)",
-                          UintegerValue(4096),
-                          MakeUintegerAccessor(&FabricTrafficSource::m_payloadBytes),
-                          MakeUintegerChecker<uint32_t>(FabricTestHeader::kBytes, 9000 - kFrameHeaderBytes))
+            .AddAttribute(
+                "PacketSize",
+                "UDP payload bytes per packet (includes the 12-byte test header)",
+                UintegerValue(4096),
+                MakeUintegerAccessor(&FabricTrafficSource::m_payloadBytes),
+                MakeUintegerChecker<uint32_t>(FabricTestHeader::kBytes, 9000 - kFrameHeaderBytes))
             .AddAttribute("DestinationHost",
                           "Index of the destination host",
                           UintegerValue(0),
@@ -90,7 +91,8 @@ void
 FabricTrafficSource::StartApplication()
 {
     m_nic = GetNode()->GetObject<RdmaNic>();
-    NS_ABORT_MSG_UNLESS(m_nic, "FabricTrafficSource needs an RdmaNic on node " << GetNode()->GetId());
+    NS_ABORT_MSG_UNLESS(m_nic,
+                        "FabricTrafficSource needs an RdmaNic on node " << GetNode()->GetId());
     NS_ABORT_MSG_UNLESS(m_plane < int32_t(m_nic->GetNPlanes()),
                         "FabricTrafficSource: plane " << m_plane << " but the NIC has "
                                                       << m_nic->GetNPlanes());

@@ -27,8 +27,15 @@ class FabricTrafficSource : public Application
     static TypeId GetTypeId();
     FabricTrafficSource();
 
-    uint64_t GetSentPackets() const { return m_sent; }
-    uint64_t GetSentBytes() const { return m_sentBytes; } //!< UDP payload bytes handed to the NIC
+    uint64_t GetSentPackets() const
+    {
+        return m_sent;
+    }
+
+    uint64_t GetSentBytes() const
+    {
+        return m_sentBytes;
+    } //!< UDP payload bytes handed to the NIC
 
   protected:
     void DoDispose() override;

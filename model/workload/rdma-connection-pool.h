@@ -31,19 +31,34 @@ class RdmaConnectionPool : public Object
     static constexpr uint64_t kRegionBytes = uint64_t(1) << 40;
 
     void SetTransports(const std::vector<Ptr<RdmaTransport>>& transports);
-    uint32_t GetNHosts() const { return m_transports.size(); }
+
+    uint32_t GetNHosts() const
+    {
+        return m_transports.size();
+    }
 
     /** The connection between hosts a and b: (endpoint on a, endpoint on b). */
     std::pair<Ptr<RdmaConnection>, Ptr<RdmaConnection>> Get(uint32_t a, uint32_t b);
+
     /** Key of host h's region (base address 0, kRegionBytes long). */
-    uint32_t RegionKey(uint32_t host) const { return m_regionKeys[host]; }
+    uint32_t RegionKey(uint32_t host) const
+    {
+        return m_regionKeys[host];
+    }
 
     /** Calls \p cb for every completion of \p endpoint. */
     void Listen(Ptr<RdmaConnection> endpoint, RdmaConnection::CompletionCallback cb);
 
     /** Every endpoint created so far (both ends of each connection). */
-    const std::vector<Ptr<RdmaConnection>>& GetEndpoints() const { return m_endpoints; }
-    uint32_t GetNConnections() const { return m_pairs.size(); }
+    const std::vector<Ptr<RdmaConnection>>& GetEndpoints() const
+    {
+        return m_endpoints;
+    }
+
+    uint32_t GetNConnections() const
+    {
+        return m_pairs.size();
+    }
 
   protected:
     void DoDispose() override;
@@ -52,6 +67,7 @@ class RdmaConnectionPool : public Object
     struct Fanout
     {
         std::vector<RdmaConnection::CompletionCallback> listeners;
+
         void Deliver(const RdmaCompletion& c)
         {
             for (auto& l : listeners)

@@ -12,19 +12,18 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaWorkload);
 TypeId
 RdmaWorkload::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RdmaWorkload")
-            .SetParent<Object>()
-            .SetGroupName("MetaRoce")
-            .AddAttribute("StartTime",
-                          "When the workload posts its first work",
-                          TimeValue(Seconds(0)),
-                          MakeTimeAccessor(&RdmaWorkload::m_startTime),
-                          MakeTimeChecker(Seconds(0)))
-            .AddTraceSource("Message",
-                            "A message completed at its sender",
-                            MakeTraceSourceAccessor(&RdmaWorkload::m_messageTrace),
-                            "ns3::RdmaWorkload::MessageTracedCallback");
+    static TypeId tid = TypeId("ns3::RdmaWorkload")
+                            .SetParent<Object>()
+                            .SetGroupName("MetaRoce")
+                            .AddAttribute("StartTime",
+                                          "When the workload posts its first work",
+                                          TimeValue(Seconds(0)),
+                                          MakeTimeAccessor(&RdmaWorkload::m_startTime),
+                                          MakeTimeChecker(Seconds(0)))
+                            .AddTraceSource("Message",
+                                            "A message completed at its sender",
+                                            MakeTraceSourceAccessor(&RdmaWorkload::m_messageTrace),
+                                            "ns3::RdmaWorkload::MessageTracedCallback");
     return tid;
 }
 

@@ -55,8 +55,12 @@ class RdmaWorkload : public Object
     virtual void Install(Ptr<RdmaConnectionPool> pool) = 0;
     /** Posts the first work (scheduled at StartTime by Schedule()). */
     virtual void Start() = 0;
+
     /** Continuous workloads stop posting new work (what is posted still completes). */
-    virtual void StopPosting() {}
+    virtual void StopPosting()
+    {
+    }
+
     /** True once every piece of work the workload will ever post has completed. */
     virtual bool IsFinished() const = 0;
     /**
@@ -65,27 +69,60 @@ class RdmaWorkload : public Object
      * endpoint in the pool.
      */
     virtual std::vector<uint32_t> GetSenders() const;
+
     /** Hosts that receive data, ascending (after Install); by default GetSenders(). */
-    virtual std::vector<uint32_t> GetReceivers() const { return GetSenders(); }
+    virtual std::vector<uint32_t> GetReceivers() const
+    {
+        return GetSenders();
+    }
 
     /** Schedules Start() at the StartTime attribute. */
     void Schedule();
-    /** Called once when IsFinished() becomes true. */
-    void SetFinishedCallback(Callback<void> cb) { m_finished = cb; }
 
-    const std::vector<RdmaMessageRecord>& GetMessages() const { return m_messages; }
-    const std::vector<RdmaCollectiveRecord>& GetCollectives() const { return m_collectives; }
+    /** Called once when IsFinished() becomes true. */
+    void SetFinishedCallback(Callback<void> cb)
+    {
+        m_finished = cb;
+    }
+
+    const std::vector<RdmaMessageRecord>& GetMessages() const
+    {
+        return m_messages;
+    }
+
+    const std::vector<RdmaCollectiveRecord>& GetCollectives() const
+    {
+        return m_collectives;
+    }
+
     /** Messages posted and not completed. */
-    uint64_t GetOutstanding() const { return m_posted - m_messages.size(); }
-    uint64_t GetPosted() const { return m_posted; }
+    uint64_t GetOutstanding() const
+    {
+        return m_posted - m_messages.size();
+    }
+
+    uint64_t GetPosted() const
+    {
+        return m_posted;
+    }
 
   protected:
     void DoDispose() override;
+
     /** Counts a message the workload posted. */
-    void CountPost() { ++m_posted; }
+    void CountPost()
+    {
+        ++m_posted;
+    }
+
     /** Records a sender-side completion. */
     void Record(uint32_t src, uint32_t dst, const RdmaCompletion& c);
-    void RecordCollective(const RdmaCollectiveRecord& r) { m_collectives.push_back(r); }
+
+    void RecordCollective(const RdmaCollectiveRecord& r)
+    {
+        m_collectives.push_back(r);
+    }
+
     /** Call when the workload may have finished. */
     void CheckFinished();
 

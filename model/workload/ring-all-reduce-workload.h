@@ -28,13 +28,25 @@ class RingAllReduceWorkload : public RdmaWorkload
 
     void Install(Ptr<RdmaConnectionPool> pool) override;
     void Start() override;
-    void StopPosting() override { m_stopped = true; }
-    bool IsFinished() const override { return m_done; }
+
+    void StopPosting() override
+    {
+        m_stopped = true;
+    }
+
+    bool IsFinished() const override
+    {
+        return m_done;
+    }
+
     /** Every rank sends and receives. */
     std::vector<uint32_t> GetSenders() const override;
 
     /** Bytes one slice carries (Bytes / ranks / Slices, at least 1). */
-    uint32_t GetSliceBytes() const { return m_sliceBytes; }
+    uint32_t GetSliceBytes() const
+    {
+        return m_sliceBytes;
+    }
 
   private:
     void StartIteration();

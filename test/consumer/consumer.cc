@@ -20,7 +20,8 @@ int
 main()
 {
     const uint32_t bytes = 64 * 1024;
-    FabricBuilder builder(LoadFabricSpec(std::string(METAROCE_DATA_DIR) + "/topologies/tiny-2p.json"));
+    FabricBuilder builder(
+        LoadFabricSpec(std::string(METAROCE_DATA_DIR) + "/topologies/tiny-2p.json"));
     Ptr<Fabric> fabric = builder.Build();
     RdmaTransportHelper rdma("ns3::MetaRoceTransport");
     auto transports = rdma.Install(fabric);

@@ -70,8 +70,8 @@ OracleConnection::TransmittedBytes() const
     {
         return m_transmitted;
     }
-    const double done = (Simulator::Now() - m_serviceStart).GetSeconds() /
-                        m_serviceDuration.GetSeconds();
+    const double done =
+        (Simulator::Now() - m_serviceStart).GetSeconds() / m_serviceDuration.GetSeconds();
     return m_transmitted + uint64_t(std::min(1.0, done) * m_serviceBytes);
 }
 

@@ -30,17 +30,30 @@ class OracleConnection : public RdmaConnection
 
     /** Called by OracleTransport when the endpoint is created and bound. */
     void Setup(Ptr<OracleTransport> transport, uint32_t remoteHost);
-    void SetPeer(Ptr<OracleConnection> peer) { m_peer = peer; }
+
+    void SetPeer(Ptr<OracleConnection> peer)
+    {
+        m_peer = peer;
+    }
 
     void Post(const RdmaWorkRequest& wr) override;
     void PostRecv(const RdmaRecvRequest& rr) override;
     uint64_t GetDeliveredBytes() const override;
-    uint64_t GetSentPackets() const override { return 0; }
-    uint64_t GetRetransmittedPackets() const override { return 0; }
+
+    uint64_t GetSentPackets() const override
+    {
+        return 0;
+    }
+
+    uint64_t GetRetransmittedPackets() const override
+    {
+        return 0;
+    }
 
     /** The NIC finished serialising \p wr, posted at \p posted (OracleTransport). */
     void Serialised(const RdmaWorkRequest& wr, Time posted);
-    /** The NIC starts serialising \p length bytes of this connection's at \p start, for \p duration. */
+    /** The NIC starts serialising \p length bytes of this connection's at \p start, for \p
+     * duration. */
     void StartService(uint32_t length, Time start, Time duration);
 
   protected:
@@ -76,8 +89,8 @@ class OracleConnection : public RdmaConnection
 
     Ptr<OracleTransport> m_transport;
     Ptr<OracleConnection> m_peer;
-    uint64_t m_transmitted = 0;   //!< bytes of messages fully serialised
-    uint32_t m_serviceBytes = 0;  //!< the message being serialised now (0: none)
+    uint64_t m_transmitted = 0;  //!< bytes of messages fully serialised
+    uint32_t m_serviceBytes = 0; //!< the message being serialised now (0: none)
     Time m_serviceStart;
     Time m_serviceDuration;
     std::map<uint16_t, std::deque<Pending>> m_pending; //!< per stream, in post order

@@ -109,8 +109,9 @@ MetaRoceAimd::PacketsAcked(RdmaConnectionCc& conn,
     }
     if (ack.connectionLimited)
     {
-        conn.cwnd = std::min(maxConn,
-                             conn.cwnd + m_additiveIncrease * conn.nPaths * ack.packets / conn.cwnd);
+        conn.cwnd =
+            std::min(maxConn,
+                     conn.cwnd + m_additiveIncrease * conn.nPaths * ack.packets / conn.cwnd);
     }
 }
 

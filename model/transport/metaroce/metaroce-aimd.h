@@ -4,9 +4,9 @@
  * per connection").
  *
  * - Path window: +AdditiveIncrease packets per RTT while ACKs come back
- *   clean and the window limits sending (not when pacing does); an ACK echoing CE cuts it by DecreaseFactor, at most once per the
- *   path's smoothed RTT (a mark trims the path that saw it, so the sender's
- *   path choice steers new packets to clear paths).
+ *   clean and the window limits sending (not when pacing does); an ACK echoing CE cuts it by
+ * DecreaseFactor, at most once per the path's smoothed RTT (a mark trims the path that saw it, so
+ * the sender's path choice steers new packets to clear paths).
  * - Connection window: caps packets in flight over all paths; it grows by
  *   AdditiveIncrease x paths per RTT (the sum of the paths' growth) and each
  *   path cut removes DecreaseFactor / paths of it, so it falls by about
@@ -35,7 +35,11 @@ class MetaRoceAimd : public RdmaCongestionOps
   public:
     static TypeId GetTypeId();
 
-    std::string GetName() const override { return "MetaRoceAimd"; }
+    std::string GetName() const override
+    {
+        return "MetaRoceAimd";
+    }
+
     void Init(RdmaConnectionCc& conn, uint32_t nPaths) override;
     void InitFlow(RdmaFlowCc& path, Time now) override;
     void PacketsAcked(RdmaConnectionCc& conn,
@@ -67,17 +71,30 @@ class MetaRoceStaticWindow : public RdmaCongestionOps
   public:
     static TypeId GetTypeId();
 
-    std::string GetName() const override { return "MetaRoceStaticWindow"; }
+    std::string GetName() const override
+    {
+        return "MetaRoceStaticWindow";
+    }
+
     void Init(RdmaConnectionCc& conn, uint32_t nPaths) override;
     void InitFlow(RdmaFlowCc& path, Time now) override;
 
-    void PacketsAcked(RdmaConnectionCc&, RdmaFlowCc&, const RdmaAckEvent&, Time) override {}
+    void PacketsAcked(RdmaConnectionCc&, RdmaFlowCc&, const RdmaAckEvent&, Time) override
+    {
+    }
 
-    void PacketsLost(RdmaConnectionCc&, RdmaFlowCc&, uint32_t, Time) override {}
+    void PacketsLost(RdmaConnectionCc&, RdmaFlowCc&, uint32_t, Time) override
+    {
+    }
 
-    void Timeout(RdmaConnectionCc&, RdmaFlowCc&, Time) override {}
+    void Timeout(RdmaConnectionCc&, RdmaFlowCc&, Time) override
+    {
+    }
 
-    uint64_t PacingRate(const RdmaFlowCc& flow) const override { return flow.lineBps; }
+    uint64_t PacingRate(const RdmaFlowCc& flow) const override
+    {
+        return flow.lineBps;
+    }
 
   private:
     double m_pathWindow;

@@ -40,20 +40,20 @@ MetaRoceConnection::GetTypeId()
                           UintegerValue(4096),
                           MakeUintegerAccessor(&MetaRoceConnection::m_payloadSize),
                           MakeUintegerChecker<uint32_t>(1, 8900))
-            .AddAttribute("MinRto",
-                          "Lower bound of a path's retransmission timeout (model assumption: "
-                          "50 us, five base RTTs of the 64-host fabric)",
-                          TimeValue(MicroSeconds(50)),
-                          MakeTimeAccessor(&MetaRoceConnection::SetMinRto,
-                                           &MetaRoceConnection::GetMinRto),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("MaxRto",
-                          "Upper bound of a path's timeout, backoff included (also the "
-                          "longest spacing of probes on a failed path)",
-                          TimeValue(MilliSeconds(1)),
-                          MakeTimeAccessor(&MetaRoceConnection::SetMaxRto,
-                                           &MetaRoceConnection::GetMaxRto),
-                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute(
+                "MinRto",
+                "Lower bound of a path's retransmission timeout (model assumption: "
+                "50 us, five base RTTs of the 64-host fabric)",
+                TimeValue(MicroSeconds(50)),
+                MakeTimeAccessor(&MetaRoceConnection::SetMinRto, &MetaRoceConnection::GetMinRto),
+                MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute(
+                "MaxRto",
+                "Upper bound of a path's timeout, backoff included (also the "
+                "longest spacing of probes on a failed path)",
+                TimeValue(MilliSeconds(1)),
+                MakeTimeAccessor(&MetaRoceConnection::SetMaxRto, &MetaRoceConnection::GetMaxRto),
+                MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("InitialRto",
                           "Timeout of a path before its first RTT sample",
                           TimeValue(MicroSeconds(100)),
@@ -177,7 +177,8 @@ MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_
     {
         MetaRocePath& p = m_paths[i];
         p.srcPort = transport->AllocateSourcePort();
-        p.WithFlowCc(LineBps(GetPathPlane(i)), [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc, Simulator::Now()); });
+        p.WithFlowCc(LineBps(GetPathPlane(i)),
+                     [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc, Simulator::Now()); });
     }
     m_ccOps->Init(m_cc, nPaths);
     m_receiver.Configure(
@@ -366,8 +367,8 @@ MetaRoceConnection::Pace(uint32_t plane, const FramePayload& packet, int64_t now
         // The payload (BuildPacket leaves the data header to the NIC).
         const uint64_t wire =
             WireBytes(packet.GetSize() + MetaRoceDataHeader::kBytes + kFrameHeaderBytes);
-        ps.nextSendPs = std::max(now, ps.nextSendPs) +
-                        int64_t(double(wire) * 8e12 / double(ps.rateBps));
+        ps.nextSendPs =
+            std::max(now, ps.nextSendPs) + int64_t(double(wire) * 8e12 / double(ps.rateBps));
     }
     else
     {
@@ -538,7 +539,8 @@ MetaRoceConnection::UpdatePath(const MetaRoceAckHeader& h, uint32_t pi, int64_t 
     {
         // The probe came back: the path carries full load again.
         p.probing = false;
-        p.WithFlowCc(LineBps(GetPathPlane(pi)), [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc, Simulator::Now()); });
+        p.WithFlowCc(LineBps(GetPathPlane(pi)),
+                     [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc, Simulator::Now()); });
         m_pathWindowTrace(pi, p.cwnd);
     }
 }
@@ -562,8 +564,9 @@ MetaRoceConnection::HandleNaks(const MetaRoceAckHeader& h, uint32_t pi, int64_t 
         if (ref.message != MetaRoceChunkRef::kProbe && m_sendQueue.Holds(ref.message))
         {
             FailMessage(ref.message,
-                        (h.flags & MetaRoceAckHeader::LENGTH_ERROR) ? RdmaStatus::LengthError
-                                                                    : RdmaStatus::RemoteAccessError);
+                        (h.flags & MetaRoceAckHeader::LENGTH_ERROR)
+                            ? RdmaStatus::LengthError
+                            : RdmaStatus::RemoteAccessError);
         }
     }
 }
@@ -625,7 +628,8 @@ void
 MetaRoceConnection::TimeoutWindow(uint32_t pi)
 {
     MetaRocePath& p = m_paths[pi];
-    p.WithFlowCc(LineBps(GetPathPlane(pi)), [this](RdmaFlowCc& cc) { m_ccOps->Timeout(m_cc, cc, Simulator::Now()); });
+    p.WithFlowCc(LineBps(GetPathPlane(pi)),
+                 [this](RdmaFlowCc& cc) { m_ccOps->Timeout(m_cc, cc, Simulator::Now()); });
     m_pathWindowTrace(pi, p.cwnd);
 }
 
@@ -634,8 +638,8 @@ MetaRoceConnection::PathFailed(uint32_t pi, uint16_t oldPort)
 {
     MetaRocePath& p = m_paths[pi];
     const uint32_t plane = GetPathPlane(pi);
-    NS_LOG_INFO("connection " << m_id << " path " << pi << " (plane " << plane
-                              << ") failed: port " << oldPort << " -> " << p.srcPort);
+    NS_LOG_INFO("connection " << m_id << " path " << pi << " (plane " << plane << ") failed: port "
+                              << oldPort << " -> " << p.srcPort);
     p.WithFlowCc(LineBps(plane),
                  [this](RdmaFlowCc& cc) { m_ccOps->FlowFailed(m_cc, cc, Simulator::Now()); });
     m_pathFailedTrace(pi, plane, oldPort, p.srcPort);
@@ -754,8 +758,11 @@ MetaRoceConnection::StuckPath() const
 // Receiving
 
 void
-MetaRoceConnection::ReceiveData(const MetaRoceDataHeader& h, const FramePayload& payload, bool ce,
-                                uint32_t plane, uint64_t hintBps)
+MetaRoceConnection::ReceiveData(const MetaRoceDataHeader& h,
+                                const FramePayload& payload,
+                                bool ce,
+                                uint32_t plane,
+                                uint64_t hintBps)
 {
     MetaRoceAckHeader& ack = m_transport->AckScratch(); // OnData and this set every field
     if (!m_receiver.OnData(h, payload, ce, ack))
@@ -765,10 +772,9 @@ MetaRoceConnection::ReceiveData(const MetaRoceDataHeader& h, const FramePayload&
     ack.connection = m_remoteId;
     ack.rateHintMbps = uint32_t(std::max<uint64_t>(1, hintBps / 1000000));
     // The ACK of a path keeps one reverse route per epoch (its own entropy).
-    const uint16_t port =
-        uint16_t(49152 + ((uint32_t(h.pathId) * 2654435761u) ^ (uint32_t(h.pathEpoch) << 8) ^
-                          (m_id * 40503u)) %
-                             16384);
+    const uint16_t port = uint16_t(49152 + ((uint32_t(h.pathId) * 2654435761u) ^
+                                            (uint32_t(h.pathEpoch) << 8) ^ (m_id * 40503u)) %
+                                               16384);
     ++m_stats.acksSent;
     m_transport->SendAck(ack, plane, GetRemoteHost(), port);
 }

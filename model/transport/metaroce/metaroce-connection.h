@@ -52,15 +52,15 @@ class MetaRoceTransport;
 /** Counters of one connection endpoint (sending side). */
 struct MetaRoceConnectionStats
 {
-    uint64_t dataPackets = 0;   //!< all data packets sent, retransmissions included
-    uint64_t payloadBytes = 0;  //!< payload bytes of those packets
+    uint64_t dataPackets = 0;     //!< all data packets sent, retransmissions included
+    uint64_t payloadBytes = 0;    //!< payload bytes of those packets
     uint64_t retransmissions = 0; //!< gap + timeout retransmissions on the same path
-    uint64_t resent = 0;        //!< packets moved to other paths after a path failure
+    uint64_t resent = 0;          //!< packets moved to other paths after a path failure
     uint64_t rnrRetries = 0;
     uint64_t acks = 0;
-    uint64_t staleAcks = 0;     //!< for an old path epoch, ignored
+    uint64_t staleAcks = 0; //!< for an old path epoch, ignored
     uint64_t acksSent = 0;
-    uint64_t stalls = 0;        //!< watchdog reports
+    uint64_t stalls = 0; //!< watchdog reports
 };
 
 class MetaRoceConnection : public RdmaConnection, public NicTxClient
@@ -73,26 +73,50 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     typedef void (*PathWindowTracedCallback)(uint32_t path, double cwnd);
     typedef void (*PathRttTracedCallback)(uint32_t path, Time rtt);
     typedef void (*PathRetransmitTracedCallback)(uint32_t path, uint32_t seq, bool timeout);
-    typedef void (*PathFailedTracedCallback)(uint32_t path, uint32_t plane, uint16_t oldPort,
+    typedef void (*PathFailedTracedCallback)(uint32_t path,
+                                             uint32_t plane,
+                                             uint16_t oldPort,
                                              uint16_t newPort);
     typedef void (*PlaneRateTracedCallback)(uint32_t plane, uint64_t bps);
-    typedef void (*StalledTracedCallback)(uint32_t connection, uint64_t oldestWrId,
-                                          int32_t path, Time lastProgress);
+    typedef void (*StalledTracedCallback)(uint32_t connection,
+                                          uint64_t oldestWrId,
+                                          int32_t path,
+                                          Time lastProgress);
 
     /** Called by MetaRoceTransport when it creates the endpoint. */
     void Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_t remoteHost);
+
     /** Called by MetaRoceTransport::Bind. */
-    void SetPeer(uint32_t remoteConnection) { m_remoteId = remoteConnection; }
-    uint32_t GetId() const { return m_id; }
-    uint32_t GetRemoteId() const { return m_remoteId; }
+    void SetPeer(uint32_t remoteConnection)
+    {
+        m_remoteId = remoteConnection;
+    }
+
+    uint32_t GetId() const
+    {
+        return m_id;
+    }
+
+    uint32_t GetRemoteId() const
+    {
+        return m_remoteId;
+    }
 
     // RdmaConnection
     void Post(const RdmaWorkRequest& wr) override;
     void PostRecv(const RdmaRecvRequest& rr) override;
     using RdmaConnection::PostRecv;
 
-    uint64_t GetDeliveredBytes() const override { return m_receiver.GetStats().placedBytes; }
-    uint64_t GetSentPackets() const override { return m_stats.dataPackets; }
+    uint64_t GetDeliveredBytes() const override
+    {
+        return m_receiver.GetStats().placedBytes;
+    }
+
+    uint64_t GetSentPackets() const override
+    {
+        return m_stats.dataPackets;
+    }
+
     uint64_t GetRetransmittedPackets() const override
     {
         return m_stats.retransmissions + m_stats.resent;
@@ -100,36 +124,99 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
 
     // NicTxClient
     FramePayload PullPacket(uint32_t plane,
-                           int64_t nowPs,
-                           FrameAddress& addr,
-                           int64_t& notBeforePs) override;
+                            int64_t nowPs,
+                            FrameAddress& addr,
+                            int64_t& notBeforePs) override;
+
     /** Pacing is PullPacket's first check, and only a sending pull moves a plane's next send. */
-    bool HasFirmWaits() const override { return true; }
+    bool HasFirmWaits() const override
+    {
+        return true;
+    }
 
     /** From the transport: a data packet for this endpoint (header removed). */
-    void ReceiveData(const MetaRoceDataHeader& h, const FramePayload& payload, bool ce, uint32_t plane,
+    void ReceiveData(const MetaRoceDataHeader& h,
+                     const FramePayload& payload,
+                     bool ce,
+                     uint32_t plane,
                      uint64_t hintBps);
     /** From the transport: an ACK for this endpoint. */
     void ReceiveAck(const MetaRoceAckHeader& h, uint32_t plane);
     /** From the transport: the NIC port of \p plane went up or down. */
     void PlaneLinkChanged(uint32_t plane, bool up);
 
-    uint32_t GetNPaths() const { return m_paths.size(); }
+    uint32_t GetNPaths() const
+    {
+        return m_paths.size();
+    }
+
     /** Consecutive paths alternate planes: path i is on plane i mod planes. */
-    uint32_t GetPathPlane(uint32_t path) const { return path % m_planes.size(); }
-    uint16_t GetPathSourcePort(uint32_t path) const { return m_paths[path].srcPort; }
-    double GetPathWindow(uint32_t path) const { return m_paths[path].cwnd; }
-    Time GetPathSrtt(uint32_t path) const { return PicoSeconds(m_paths[path].srttPs); }
-    bool IsPathProbing(uint32_t path) const { return m_paths[path].probing; }
-    MetaRocePathStats GetPathStats(uint32_t path) const { return m_paths[path].GetStats(); }
-    const MetaRoceConnectionStats& GetStats() const { return m_stats; }
-    const MetaRoceReceiverStats& GetReceiverStats() const { return m_receiver.GetStats(); }
-    double GetConnectionWindow() const { return m_cc.cwnd; }
-    uint64_t GetPlaneRate(uint32_t plane) const { return m_planes[plane].rateBps; }
-    uint32_t GetPayloadSize() const { return m_payloadSize; }
-    Ptr<RdmaCongestionOps> GetCongestionOps() const { return m_ccOps; }
+    uint32_t GetPathPlane(uint32_t path) const
+    {
+        return path % m_planes.size();
+    }
+
+    uint16_t GetPathSourcePort(uint32_t path) const
+    {
+        return m_paths[path].srcPort;
+    }
+
+    double GetPathWindow(uint32_t path) const
+    {
+        return m_paths[path].cwnd;
+    }
+
+    Time GetPathSrtt(uint32_t path) const
+    {
+        return PicoSeconds(m_paths[path].srttPs);
+    }
+
+    bool IsPathProbing(uint32_t path) const
+    {
+        return m_paths[path].probing;
+    }
+
+    MetaRocePathStats GetPathStats(uint32_t path) const
+    {
+        return m_paths[path].GetStats();
+    }
+
+    const MetaRoceConnectionStats& GetStats() const
+    {
+        return m_stats;
+    }
+
+    const MetaRoceReceiverStats& GetReceiverStats() const
+    {
+        return m_receiver.GetStats();
+    }
+
+    double GetConnectionWindow() const
+    {
+        return m_cc.cwnd;
+    }
+
+    uint64_t GetPlaneRate(uint32_t plane) const
+    {
+        return m_planes[plane].rateBps;
+    }
+
+    uint32_t GetPayloadSize() const
+    {
+        return m_payloadSize;
+    }
+
+    Ptr<RdmaCongestionOps> GetCongestionOps() const
+    {
+        return m_ccOps;
+    }
+
     /** Packets in flight over all paths. */
-    uint32_t GetInFlight() const { return m_inFlight; }
+    uint32_t GetInFlight() const
+    {
+        return m_inFlight;
+    }
+
     /** Invariant checks: messages not yet completed (in post order) plus receives posted. */
     int64_t GetHeldWorkRequests() const override;
 
@@ -140,8 +227,16 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     // Loss recovery works on the paths and moves what a failed path owes.
     friend class MetaRoceLossRecovery;
 
-    MetaRocePathSelector Selector() { return MetaRocePathSelector(m_paths, m_planes); }
-    bool HasNewData() const { return m_sendQueue.HasNewData(); }
+    MetaRocePathSelector Selector()
+    {
+        return MetaRocePathSelector(m_paths, m_planes);
+    }
+
+    bool HasNewData() const
+    {
+        return m_sendQueue.HasNewData();
+    }
+
     /** No new packet may go: the window is full or there is nothing new to send. */
     bool NewDataBlocked() const
     {
@@ -178,8 +273,12 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     /** Receiver not ready and error NAKs of the packet the ACK answers. */
     void HandleNaks(const MetaRoceAckHeader& h, uint32_t pathIndex, int64_t nowPs);
     /** The congestion policy sees the ACK (decision 4). */
-    void CongestionOnAck(uint32_t pathIndex, uint32_t newly, bool ecn, bool pathLimited,
-                         bool connLimited, int64_t nowPs);
+    void CongestionOnAck(uint32_t pathIndex,
+                         uint32_t newly,
+                         bool ecn,
+                         bool pathLimited,
+                         bool connLimited,
+                         int64_t nowPs);
     /** The congestion policy sees \p lost packets found missing on the path. */
     void CongestionOnLoss(uint32_t pathIndex, uint32_t lost);
 
@@ -193,6 +292,7 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
             ReleaseCompletions(uint16_t(completedStream));
         }
     }
+
     void FailMessage(uint64_t index, RdmaStatus status);
     /** Delivers the completions of \p stream that are due, in post order. */
     void ReleaseCompletions(uint16_t stream);
@@ -211,18 +311,65 @@ class MetaRoceConnection : public RdmaConnection, public NicTxClient
     // Time attributes, kept in picoseconds: ns-3 records every Time object
     // that exists before Simulator::Run in a set (a 48-byte node each), so
     // Time members cost 240 bytes per endpoint at set-up.
-    void SetMinRto(Time t) { m_recovery.SetMinRtoPs(t.GetPicoSeconds()); }
-    Time GetMinRto() const { return PicoSeconds(m_recovery.GetMinRtoPs()); }
-    void SetMaxRto(Time t) { m_recovery.SetMaxRtoPs(t.GetPicoSeconds()); }
-    Time GetMaxRto() const { return PicoSeconds(m_recovery.GetMaxRtoPs()); }
-    void SetInitialRto(Time t) { m_recovery.SetInitialRtoPs(t.GetPicoSeconds()); }
-    Time GetInitialRto() const { return PicoSeconds(m_recovery.GetInitialRtoPs()); }
-    void SetRnrDelay(Time t) { m_recovery.SetRnrDelayPs(t.GetPicoSeconds()); }
-    Time GetRnrDelay() const { return PicoSeconds(m_recovery.GetRnrDelayPs()); }
-    void SetFailureThreshold(uint32_t n) { m_recovery.SetFailureThreshold(n); }
-    uint32_t GetFailureThreshold() const { return m_recovery.GetFailureThreshold(); }
-    void SetWatchdogTimeout(Time t) { m_watchdogTimeoutPs = t.GetPicoSeconds(); }
-    Time GetWatchdogTimeout() const { return PicoSeconds(m_watchdogTimeoutPs); }
+    void SetMinRto(Time t)
+    {
+        m_recovery.SetMinRtoPs(t.GetPicoSeconds());
+    }
+
+    Time GetMinRto() const
+    {
+        return PicoSeconds(m_recovery.GetMinRtoPs());
+    }
+
+    void SetMaxRto(Time t)
+    {
+        m_recovery.SetMaxRtoPs(t.GetPicoSeconds());
+    }
+
+    Time GetMaxRto() const
+    {
+        return PicoSeconds(m_recovery.GetMaxRtoPs());
+    }
+
+    void SetInitialRto(Time t)
+    {
+        m_recovery.SetInitialRtoPs(t.GetPicoSeconds());
+    }
+
+    Time GetInitialRto() const
+    {
+        return PicoSeconds(m_recovery.GetInitialRtoPs());
+    }
+
+    void SetRnrDelay(Time t)
+    {
+        m_recovery.SetRnrDelayPs(t.GetPicoSeconds());
+    }
+
+    Time GetRnrDelay() const
+    {
+        return PicoSeconds(m_recovery.GetRnrDelayPs());
+    }
+
+    void SetFailureThreshold(uint32_t n)
+    {
+        m_recovery.SetFailureThreshold(n);
+    }
+
+    uint32_t GetFailureThreshold() const
+    {
+        return m_recovery.GetFailureThreshold();
+    }
+
+    void SetWatchdogTimeout(Time t)
+    {
+        m_watchdogTimeoutPs = t.GetPicoSeconds();
+    }
+
+    Time GetWatchdogTimeout() const
+    {
+        return PicoSeconds(m_watchdogTimeoutPs);
+    }
 
     // Members are grouped by use: a pull, an ACK and a received packet read
     // the first block, loss recovery's timer state and the receiver after

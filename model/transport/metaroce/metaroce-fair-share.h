@@ -14,8 +14,8 @@
 
 #include "ring-buffer.h"
 
-#include <cstdint>
 #include <climits>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -49,7 +49,7 @@ class MetaRoceFairShare
     /** m_refreshes.front()'s time (INT64_MAX if none): most packets expire nothing. */
     int64_t m_oldestPs = INT64_MAX;
     RingBuffer<std::pair<int64_t, uint32_t>, true> m_refreshes; //!< (time, conn), oldest first
-    std::vector<int64_t> m_lastRefreshPs;                 //!< by conn; INT64_MIN: inactive
+    std::vector<int64_t> m_lastRefreshPs;                       //!< by conn; INT64_MIN: inactive
     uint32_t m_active = 0;
 };
 

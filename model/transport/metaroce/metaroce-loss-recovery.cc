@@ -1,9 +1,8 @@
 #include "metaroce-loss-recovery.h"
 
+#include "delay-until.h"
 #include "metaroce-connection.h"
 #include "metaroce-transport.h"
-
-#include "delay-until.h"
 
 #include "ns3/simulator.h"
 
@@ -279,9 +278,8 @@ MetaRoceLossRecovery::DeferRnr(uint32_t pathIndex, uint32_t seq, int64_t nowPs)
     m_rnrWait.push_back(RnrEntry{nowPs + m_rnrDelayPs, pathIndex, p.epoch, seq});
     if (!m_rnrEvent.IsRunning())
     {
-        m_rnrEvent = Simulator::Schedule(PicoSeconds(m_rnrDelayPs),
-                                         &MetaRoceLossRecovery::RnrTimer,
-                                         this);
+        m_rnrEvent =
+            Simulator::Schedule(PicoSeconds(m_rnrDelayPs), &MetaRoceLossRecovery::RnrTimer, this);
     }
 }
 

@@ -40,7 +40,11 @@ class MetaRoceLossRecovery
 {
   public:
     /** The connection whose paths this serves; called once, before any packet. */
-    void Setup(MetaRoceConnection* connection) { m_connection = connection; }
+    void Setup(MetaRoceConnection* connection)
+    {
+        m_connection = connection;
+    }
+
     /** Cancels the timers (the connection is disposed). */
     void Cancel();
 
@@ -68,16 +72,55 @@ class MetaRoceLossRecovery
     void FailPath(uint32_t pathIndex);
 
     // Attributes of MetaRoceConnection (see its TypeId), in picoseconds.
-    int64_t GetMinRtoPs() const { return m_minRtoPs; }
-    void SetMinRtoPs(int64_t ps) { m_minRtoPs = ps; }
-    int64_t GetMaxRtoPs() const { return m_maxRtoPs; }
-    void SetMaxRtoPs(int64_t ps) { m_maxRtoPs = ps; }
-    int64_t GetInitialRtoPs() const { return m_initialRtoPs; }
-    void SetInitialRtoPs(int64_t ps) { m_initialRtoPs = ps; }
-    int64_t GetRnrDelayPs() const { return m_rnrDelayPs; }
-    void SetRnrDelayPs(int64_t ps) { m_rnrDelayPs = ps; }
-    uint32_t GetFailureThreshold() const { return m_failureThreshold; }
-    void SetFailureThreshold(uint32_t n) { m_failureThreshold = n; }
+    int64_t GetMinRtoPs() const
+    {
+        return m_minRtoPs;
+    }
+
+    void SetMinRtoPs(int64_t ps)
+    {
+        m_minRtoPs = ps;
+    }
+
+    int64_t GetMaxRtoPs() const
+    {
+        return m_maxRtoPs;
+    }
+
+    void SetMaxRtoPs(int64_t ps)
+    {
+        m_maxRtoPs = ps;
+    }
+
+    int64_t GetInitialRtoPs() const
+    {
+        return m_initialRtoPs;
+    }
+
+    void SetInitialRtoPs(int64_t ps)
+    {
+        m_initialRtoPs = ps;
+    }
+
+    int64_t GetRnrDelayPs() const
+    {
+        return m_rnrDelayPs;
+    }
+
+    void SetRnrDelayPs(int64_t ps)
+    {
+        m_rnrDelayPs = ps;
+    }
+
+    uint32_t GetFailureThreshold() const
+    {
+        return m_failureThreshold;
+    }
+
+    void SetFailureThreshold(uint32_t n)
+    {
+        m_failureThreshold = n;
+    }
 
   private:
     /** The path's timeout now (its backoff included). */

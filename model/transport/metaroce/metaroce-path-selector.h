@@ -49,31 +49,46 @@ class MetaRocePathSelector
     }
 
     /** Consecutive paths alternate planes: path i is on plane i mod planes. */
-    uint32_t GetPlane(uint32_t path) const { return path % m_planes.size(); }
+    uint32_t GetPlane(uint32_t path) const
+    {
+        return path % m_planes.size();
+    }
+
     /** Recomputes the plane's path-work flag if it is set; returns it. */
     bool RefreshPathWork(uint32_t plane)
     {
         return m_planes[plane].pathWork && RecomputePathWork(plane);
     }
+
     /** Path \p path is probing or has a retransmission queued now. */
-    void MarkPathWork(uint32_t path) { m_planes[GetPlane(path)].pathWork = true; }
+    void MarkPathWork(uint32_t path)
+    {
+        m_planes[GetPlane(path)].pathWork = true;
+    }
+
     /** Whether a path of \p plane has a lost packet queued. */
     bool HasRetransmission(uint32_t plane) const
     {
         return m_planes[plane].pathWork && FindRetransmission(plane);
     }
+
     /** A failed path of \p plane free to send its next probe, or -1. */
     int32_t ChooseProbe(uint32_t plane) const
     {
         return m_planes[plane].pathWork ? FindProbe(plane) : -1;
     }
+
     /** The path of \p plane to retransmit on now, or -1. */
     int32_t ChooseRetransmit(uint32_t plane, int64_t nowPs)
     {
         return m_planes[plane].pathWork ? Choose(plane, true, nowPs) : -1;
     }
+
     /** The path of \p plane to carry a new packet, or -1. */
-    int32_t ChooseNew(uint32_t plane, int64_t nowPs) { return Choose(plane, false, nowPs); }
+    int32_t ChooseNew(uint32_t plane, int64_t nowPs)
+    {
+        return Choose(plane, false, nowPs);
+    }
 
   private:
     // The plane's flag is tested inline; these read its paths.

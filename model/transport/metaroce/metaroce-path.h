@@ -28,15 +28,15 @@ namespace ns3
 /** Counters of one path (all epochs). */
 struct MetaRocePathStats
 {
-    uint64_t sent = 0;          //!< data packets, first transmissions
-    uint64_t retransmitted = 0; //!< on this path after a gap in its bitmap
+    uint64_t sent = 0;                 //!< data packets, first transmissions
+    uint64_t retransmitted = 0;        //!< on this path after a gap in its bitmap
     uint64_t timeoutRetransmitted = 0; //!< on this path after its timer expired
     uint64_t timeouts = 0;
-    uint64_t failures = 0;      //!< times declared failed (each a repath)
-    uint64_t acked = 0;         //!< packets newly acknowledged
+    uint64_t failures = 0; //!< times declared failed (each a repath)
+    uint64_t acked = 0;    //!< packets newly acknowledged
     uint64_t ecnEchoes = 0;
-    uint64_t lost = 0;          //!< packets found missing from the bitmap
-    uint64_t probes = 0;        //!< payload-less probes sent while failed
+    uint64_t lost = 0;   //!< packets found missing from the bitmap
+    uint64_t probes = 0; //!< payload-less probes sent while failed
 };
 
 /** The part of a message one packet carries. */
@@ -79,9 +79,9 @@ class MetaRocePath
     struct Outstanding
     {
         RingBuffer<SentPacket, true> packets; //!< sequences [una, nextSeq); array kept (pool)
-        RingBuffer<uint32_t> retx;    //!< sequences found lost, oldest first
-        int64_t maxEchoPs = -1;       //!< latest send time an ACK has echoed (this epoch)
-        int64_t rtoDeadlinePs = 0;    //!< 0: timer idle
+        RingBuffer<uint32_t> retx;            //!< sequences found lost, oldest first
+        int64_t maxEchoPs = -1;               //!< latest send time an ACK has echoed (this epoch)
+        int64_t rtoDeadlinePs = 0;            //!< 0: timer idle
         uint32_t inFlight = 0;
         uint32_t consecutiveTimeouts = 0;
         uint32_t backoff = 1;
@@ -111,9 +111,17 @@ class MetaRocePath
     // Inline tests, allocation and release out of line: these run for
     // nearly every packet and ACK.
     /** The outstanding part, allocated if the path has none. */
-    Outstanding& GetOutstanding() { return outstanding ? *outstanding : AllocateOutstanding(); }
+    Outstanding& GetOutstanding()
+    {
+        return outstanding ? *outstanding : AllocateOutstanding();
+    }
+
     /** The history part, allocated if the path has none. */
-    History& GetHistory() { return history ? *history : AllocateHistory(); }
+    History& GetHistory()
+    {
+        return history ? *history : AllocateHistory();
+    }
+
     /** Releases the outstanding part once it holds only defaults. */
     void ReleaseIfIdle()
     {
@@ -126,20 +134,38 @@ class MetaRocePath
     }
 
     /** Packets between the oldest unacknowledged one and the next to send. */
-    uint32_t CountOutstanding() const { return outstanding ? outstanding->packets.size() : 0; }
+    uint32_t CountOutstanding() const
+    {
+        return outstanding ? outstanding->packets.size() : 0;
+    }
+
     /** The oldest unacknowledged sequence. */
-    uint32_t Una() const { return nextSeq - CountOutstanding(); }
-    uint32_t InFlight() const { return outstanding ? outstanding->inFlight : 0; }
+    uint32_t Una() const
+    {
+        return nextSeq - CountOutstanding();
+    }
+
+    uint32_t InFlight() const
+    {
+        return outstanding ? outstanding->inFlight : 0;
+    }
+
     /** A lost packet waits for its retransmission on this path. */
-    bool HasRetransmission() const { return outstanding && !outstanding->retx.empty(); }
+    bool HasRetransmission() const
+    {
+        return outstanding && !outstanding->retx.empty();
+    }
+
     /** The window and the receiver's bitmap admit another packet. */
     bool HasRoom() const;
+
     /** No ECN echo within the last RTT ("new packets go to clear paths"). */
     bool IsClear(int64_t nowPs) const
     {
         const int64_t lastEcnPs = history ? history->lastEcnPs : History().lastEcnPs;
         return nowPs - lastEcnPs > std::max<int64_t>(srttPs, 1);
     }
+
     /** RFC 6298 smoothing of the path's RTT with a new sample. */
     void UpdateRtt(int64_t samplePs)
     {
@@ -155,6 +181,7 @@ class MetaRocePath
             srttPs = (7 * srttPs + samplePs) / 8;
         }
     }
+
     MetaRocePathStats GetStats() const;
 
     /**

@@ -8,7 +8,9 @@ namespace ns3
 {
 
 void
-MetaRoceReceiver::Configure(Ptr<RdmaMemory> memory, CompletionSink sink, uint32_t maxMessagesAhead,
+MetaRoceReceiver::Configure(Ptr<RdmaMemory> memory,
+                            CompletionSink sink,
+                            uint32_t maxMessagesAhead,
                             uint32_t expectedPaths)
 {
     m_memory = memory;
@@ -221,8 +223,8 @@ MetaRoceReceiver::Place(const MetaRoceDataHeader& h, const FramePayload& payload
     {
         ++m_stats.duplicatePackets;
         return m.status == RdmaStatus::RemoteAccessError ? MetaRoceAckHeader::ACCESS_ERROR
-               : m.status == RdmaStatus::LengthError    ? MetaRoceAckHeader::LENGTH_ERROR
-                                                        : 0;
+               : m.status == RdmaStatus::LengthError     ? MetaRoceAckHeader::LENGTH_ERROR
+                                                         : 0;
     }
     uint32_t key = 0;
     uint64_t base = 0; // address of message byte 0

@@ -36,14 +36,14 @@ namespace ns3
 
 struct MetaRoceReceiverStats
 {
-    uint64_t packets = 0;         //!< data packets handled (any epoch)
-    uint64_t payloadBytes = 0;    //!< payload bytes of those packets
-    uint64_t placedBytes = 0;     //!< new bytes placed (duplicates excluded)
+    uint64_t packets = 0;          //!< data packets handled (any epoch)
+    uint64_t payloadBytes = 0;     //!< payload bytes of those packets
+    uint64_t placedBytes = 0;      //!< new bytes placed (duplicates excluded)
     uint64_t duplicatePackets = 0; //!< packets whose bytes were all placed before
-    uint64_t stalePackets = 0;    //!< from an old path epoch (placed, not acknowledged)
-    uint64_t rnrPackets = 0;      //!< Sends that found no posted receive
-    uint64_t rejectedPackets = 0; //!< bad key / range / length: not placed
-    uint64_t outOfWindow = 0;     //!< beyond the 256-bit bitmap or message window: dropped
+    uint64_t stalePackets = 0;     //!< from an old path epoch (placed, not acknowledged)
+    uint64_t rnrPackets = 0;       //!< Sends that found no posted receive
+    uint64_t rejectedPackets = 0;  //!< bad key / range / length: not placed
+    uint64_t outOfWindow = 0;      //!< beyond the 256-bit bitmap or message window: dropped
     uint64_t completedMessages = 0;
 };
 
@@ -57,7 +57,9 @@ class MetaRoceReceiver
      * \param expectedPaths paths the peer is expected to use: the per-path
      *        state is allocated for that many on the first packet.
      */
-    void Configure(Ptr<RdmaMemory> memory, CompletionSink sink, uint32_t maxMessagesAhead,
+    void Configure(Ptr<RdmaMemory> memory,
+                   CompletionSink sink,
+                   uint32_t maxMessagesAhead,
                    uint32_t expectedPaths);
 
     void PostRecv(const RdmaRecvRequest& rr);
@@ -67,9 +69,16 @@ class MetaRoceReceiver
      * \return true if an ACK must be sent; \p ack is then filled except for
      *         the connection id and rate hint.
      */
-    bool OnData(const MetaRoceDataHeader& h, const FramePayload& payload, bool ce, MetaRoceAckHeader& ack);
+    bool OnData(const MetaRoceDataHeader& h,
+                const FramePayload& payload,
+                bool ce,
+                MetaRoceAckHeader& ack);
 
-    const MetaRoceReceiverStats& GetStats() const { return m_stats; }
+    const MetaRoceReceiverStats& GetStats() const
+    {
+        return m_stats;
+    }
+
     /** Posted receives not yet completed. */
     uint64_t GetPostedReceives() const;
     /** Messages with data in but not yet released (incomplete or waiting for order). */
@@ -117,13 +126,16 @@ class MetaRoceReceiver
     {
         uint32_t baseMessage = 0; //!< next message sequence to release
         RingBuffer<RxMessage> messages;
-        uint32_t baseSend = 0;    //!< send sequence matched by receives.front()
+        uint32_t baseSend = 0; //!< send sequence matched by receives.front()
         RingBuffer<PostedRecv> receives;
     };
 
     RxStream& Stream(uint16_t stream);
     /** Records the packet in its path's bitmap; false if it cannot be represented. */
-    bool AcceptOnPath(const MetaRoceDataHeader& h, bool record, MetaRoceAckHeader& ack, bool& stale);
+    bool AcceptOnPath(const MetaRoceDataHeader& h,
+                      bool record,
+                      MetaRoceAckHeader& ack,
+                      bool& stale);
     /** Places the packet; returns the ACK flags it earns (RNR, errors). */
     uint8_t Place(const MetaRoceDataHeader& h, const FramePayload& payload, bool& outOfWindow);
     /**

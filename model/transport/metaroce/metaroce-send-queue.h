@@ -54,10 +54,19 @@ class MetaRoceSendQueue
     uint64_t Add(const RdmaWorkRequest& wr, uint32_t payloadSize);
     /** Gives message \p index its sequences and queues it for sending. */
     void Admit(uint64_t index);
+
     /** Queues a chunk a failed path still owed, for any path. */
-    void Resend(const MetaRoceChunkRef& ref) { m_resend.push_back(ref); }
+    void Resend(const MetaRoceChunkRef& ref)
+    {
+        m_resend.push_back(ref);
+    }
+
     /** Whether a chunk waits to be sent as new data. */
-    bool HasNewData() const { return !m_resend.empty() || !m_activeStreams.empty(); }
+    bool HasNewData() const
+    {
+        return !m_resend.empty() || !m_activeStreams.empty();
+    }
+
     /** Takes the next chunk to send as new data (resend queue first); false if none. */
     bool NextChunk(MetaRoceChunkRef& ref);
 
@@ -70,9 +79,18 @@ class MetaRoceSendQueue
                        uint32_t offset,
                        uint8_t flags,
                        MetaRoceDataHeader& h) const;
+
     /** Whether message \p index is not yet released (completed and dropped). */
-    bool Holds(uint64_t index) const { return index >= m_base; }
-    const Message& Get(uint64_t index) const { return m_messages[index - m_base]; }
+    bool Holds(uint64_t index) const
+    {
+        return index >= m_base;
+    }
+
+    const Message& Get(uint64_t index) const
+    {
+        return m_messages[index - m_base];
+    }
+
     /**
      * Chunk \p ref arrived; returns its message's stream if that message is
      * now complete (release its completions), else -1.
@@ -100,19 +118,24 @@ class MetaRoceSendQueue
         }
         return -1;
     }
+
     /** Fails message \p index with \p status; false if it was done already. */
     bool Fail(uint64_t index, RdmaStatus status);
     /**
      * The completion of the oldest message of \p stream if it is done (every
-     * field of \p c set), which is then released; false if none is. Delivering a completion may post
-     * more work: call again for the next.
+     * field of \p c set), which is then released; false if none is. Delivering a completion may
+     * post more work: call again for the next.
      */
     bool PopCompletion(uint16_t stream, RdmaCompletion& c);
     /** Drops released messages from the front of the ring. */
     void TrimReleased();
 
     /** Messages posted and not done. */
-    uint64_t GetOutstandingMessages() const { return m_outstandingMessages; }
+    uint64_t GetOutstandingMessages() const
+    {
+        return m_outstandingMessages;
+    }
+
     /** Work request id of the oldest message not done (0 if none). */
     uint64_t GetOldestPendingWrId() const;
     /** Messages not yet completed, over all streams. */
@@ -128,12 +151,16 @@ class MetaRoceSendQueue
         bool active = false;         //!< in m_activeStreams
     };
 
-    Message& At(uint64_t index) { return m_messages[index - m_base]; }
+    Message& At(uint64_t index)
+    {
+        return m_messages[index - m_base];
+    }
+
     /** Whether the first unsent message of \p s has nothing left to send. */
     bool FrontExhausted(const Stream& s) const;
 
     RingBuffer<Message> m_messages;
-    uint64_t m_base = 0; //!< index of m_messages.front()
+    uint64_t m_base = 0;                   //!< index of m_messages.front()
     RingBuffer<uint16_t> m_activeStreams;  //!< streams with unsent chunks, round robin
     RingBuffer<MetaRoceChunkRef> m_resend; //!< from failed paths, any path may take them
     std::vector<Stream> m_streams;

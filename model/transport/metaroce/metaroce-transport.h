@@ -35,6 +35,7 @@ struct MetaRoceFault
         Delay,     //!< deliver after `delay`
         Duplicate, //!< deliver now and again after `delay`
     };
+
     Kind kind = Deliver;
     Time delay;
 };
@@ -51,36 +52,69 @@ class MetaRoceTransport : public RdmaTransport
     typedef Callback<MetaRoceFault, const MetaRoceAckHeader&, uint32_t> AckFaultInjector;
 
     void SetNic(Ptr<RdmaNic> nic) override;
+
     Ptr<MetaRoceConnection> GetMetaRoceConnection(uint32_t index) const
     {
         return PeekConnection<MetaRoceConnection>(index);
     }
 
-    void SetDataFaultInjector(DataFaultInjector injector) { m_dataFault = injector; }
-    void SetAckFaultInjector(AckFaultInjector injector) { m_ackFault = injector; }
+    void SetDataFaultInjector(DataFaultInjector injector)
+    {
+        m_dataFault = injector;
+    }
+
+    void SetAckFaultInjector(AckFaultInjector injector)
+    {
+        m_ackFault = injector;
+    }
 
     // For endpoints
-    Ptr<NicScheduler> GetScheduler() const { return m_scheduler; }
+    Ptr<NicScheduler> GetScheduler() const
+    {
+        return m_scheduler;
+    }
+
     FrameAddress DataAddress(uint32_t dstHost, uint32_t plane, uint16_t srcPort) const;
     /** Sends an ACK (the header is written with the frame headers, in one pass). */
     void SendAck(const MetaRoceAckHeader& ack, uint32_t plane, uint32_t dstHost, uint16_t srcPort);
+
     /**
      * The data header an endpoint fills for the packet it is handing to the
      * NIC scheduler (FrameAddress::inner points here): one per host, since
      * the scheduler frames each pulled packet before it pulls the next.
      */
-    MetaRoceDataHeader& TxHeader() { return m_txHeader; }
+    MetaRoceDataHeader& TxHeader()
+    {
+        return m_txHeader;
+    }
+
     /** Room for an ACK being built (every field is set before it is sent). */
-    MetaRoceAckHeader& AckScratch() { return m_ackScratch; }
+    MetaRoceAckHeader& AckScratch()
+    {
+        return m_ackScratch;
+    }
+
     /** Room for TxHeader's bytes (a compact frame's header, until the NIC builds it). */
-    uint8_t* TxHeaderBytes() { return m_txHeaderBytes; }
+    uint8_t* TxHeaderBytes()
+    {
+        return m_txHeaderBytes;
+    }
+
     /** A UDP source port for a new path or repath: distinct across this host's recent paths. */
     uint16_t AllocateSourcePort();
-    uint16_t GetUdpPort() const { return m_udpPort; }
+
+    uint16_t GetUdpPort() const
+    {
+        return m_udpPort;
+    }
+
     /** Connections counted as sending to this host's port on \p plane now. */
     uint32_t GetActiveSenders(uint32_t plane);
 
-    uint64_t GetMalformedPackets() const { return m_malformed; }
+    uint64_t GetMalformedPackets() const
+    {
+        return m_malformed;
+    }
 
   protected:
     void DoDispose() override;
@@ -89,7 +123,10 @@ class MetaRoceTransport : public RdmaTransport
 
   private:
     void Receive(FrameRef& frame, const FrameInfo& info, uint32_t plane);
-    void DeliverData(const MetaRoceDataHeader& h, const FramePayload& payload, bool ce, uint32_t plane);
+    void DeliverData(const MetaRoceDataHeader& h,
+                     const FramePayload& payload,
+                     bool ce,
+                     uint32_t plane);
     void DeliverAck(const MetaRoceAckHeader& h, uint32_t plane);
     void LinkChanged(uint32_t plane, bool up);
 

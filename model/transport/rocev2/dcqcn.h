@@ -44,8 +44,8 @@ class Dcqcn : public RdmaCongestionOps
         uint64_t targetBps = 0;
         uint32_t timerStage = 0;
         uint32_t byteStage = 0;
-        uint64_t bytes = 0;          //!< since the last byte-counter event
-        bool cnpSinceAlpha = false;  //!< a CNP arrived since the last alpha update
+        uint64_t bytes = 0;         //!< since the last byte-counter event
+        bool cnpSinceAlpha = false; //!< a CNP arrived since the last alpha update
         int64_t nextAlphaPs = 0;
         int64_t nextIncreasePs = 0;
         uint64_t cuts = 0;
@@ -56,15 +56,25 @@ class Dcqcn : public RdmaCongestionOps
         return static_cast<const State*>(flow.extra.get());
     }
 
-    std::string GetName() const override { return "Dcqcn"; }
+    std::string GetName() const override
+    {
+        return "Dcqcn";
+    }
+
     void Init(RdmaConnectionCc& conn, uint32_t nFlows) override;
     void InitFlow(RdmaFlowCc& flow, Time now) override;
 
-    void PacketsAcked(RdmaConnectionCc&, RdmaFlowCc&, const RdmaAckEvent&, Time) override {}
+    void PacketsAcked(RdmaConnectionCc&, RdmaFlowCc&, const RdmaAckEvent&, Time) override
+    {
+    }
 
-    void PacketsLost(RdmaConnectionCc&, RdmaFlowCc&, uint32_t, Time) override {}
+    void PacketsLost(RdmaConnectionCc&, RdmaFlowCc&, uint32_t, Time) override
+    {
+    }
 
-    void Timeout(RdmaConnectionCc&, RdmaFlowCc&, Time) override {}
+    void Timeout(RdmaConnectionCc&, RdmaFlowCc&, Time) override
+    {
+    }
 
     void CongestionNotified(RdmaConnectionCc& conn, RdmaFlowCc& flow, Time now) override;
     void PacketSent(RdmaConnectionCc& conn, RdmaFlowCc& flow, uint32_t bytes, Time now) override;

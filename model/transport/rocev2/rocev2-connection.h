@@ -52,23 +52,55 @@ class RoceV2Connection : public RdmaConnection
     void PostRecv(const RdmaRecvRequest& rr) override;
     using RdmaConnection::PostRecv;
 
-    uint64_t GetDeliveredBytes() const override { return GetStats().placedBytes; }
-    uint64_t GetSentPackets() const override { return GetStats().packets; }
-    uint64_t GetRetransmittedPackets() const override { return GetStats().retransmitted; }
+    uint64_t GetDeliveredBytes() const override
+    {
+        return GetStats().placedBytes;
+    }
+
+    uint64_t GetSentPackets() const override
+    {
+        return GetStats().packets;
+    }
+
+    uint64_t GetRetransmittedPackets() const override
+    {
+        return GetStats().retransmitted;
+    }
+
     /** Messages not yet completed (per stream, in post order) plus the QPs' posted receives. */
     int64_t GetHeldWorkRequests() const override;
 
-    uint32_t GetNQueuePairs() const { return m_qps.size(); }
-    RoceV2QueuePair& GetQueuePair(uint32_t i) { return *m_qps[i]; }
-    const RoceV2QueuePair& GetQueuePair(uint32_t i) const { return *m_qps[i]; }
-    uint32_t GetPayloadSize() const { return m_config.payloadSize; }
+    uint32_t GetNQueuePairs() const
+    {
+        return m_qps.size();
+    }
+
+    RoceV2QueuePair& GetQueuePair(uint32_t i)
+    {
+        return *m_qps[i];
+    }
+
+    const RoceV2QueuePair& GetQueuePair(uint32_t i) const
+    {
+        return *m_qps[i];
+    }
+
+    uint32_t GetPayloadSize() const
+    {
+        return m_config.payloadSize;
+    }
+
     /** Sum of the QPs' counters. */
     RoceV2QpStats GetStats() const;
 
     /** From a QP: a segment of message \p message finished with \p status. */
     void SegmentDone(uint64_t message, RdmaStatus status);
+
     /** From a QP: a receive completed (already in its stream's order). */
-    void ReceiveDone(const RdmaCompletion& c) { Complete(c); }
+    void ReceiveDone(const RdmaCompletion& c)
+    {
+        Complete(c);
+    }
 
   protected:
     void DoDispose() override;
@@ -85,7 +117,11 @@ class RoceV2Connection : public RdmaConnection
     };
 
     void ReleaseCompletions(uint16_t stream);
-    TxMessage& Message(uint64_t index) { return m_messages[index - m_messageBase]; }
+
+    TxMessage& Message(uint64_t index)
+    {
+        return m_messages[index - m_messageBase];
+    }
 
     uint32_t m_queuePairs;
     uint32_t m_payloadSize;

@@ -30,16 +30,34 @@ class RoceV2GoBackN : public RoceV2Recovery
 
     uint32_t GetInFlightCap(const RoceV2QpConfig& config) const override;
     int64_t GetRtoPs(const RoceV2QpConfig& config, uint32_t inFlight) const override;
-    bool PlacesOutOfOrder() const override { return false; }
-    int64_t NextRetransmission(uint32_t una, uint32_t nxt) override { return -1; }
-    void PacketSent(uint32_t psn, bool retransmission) override {}
-    void UnaAdvancing(uint32_t una, uint32_t newUna) override {}
+
+    bool PlacesOutOfOrder() const override
+    {
+        return false;
+    }
+
+    int64_t NextRetransmission(uint32_t una, uint32_t nxt) override
+    {
+        return -1;
+    }
+
+    void PacketSent(uint32_t psn, bool retransmission) override
+    {
+    }
+
+    void UnaAdvancing(uint32_t una, uint32_t newUna) override
+    {
+    }
+
     void AckReceived(RoceV2Requester& tx, uint32_t psn) override;
     void RnrNakReceived(RoceV2Requester& tx, uint32_t psn) override;
     void SequenceNakReceived(RoceV2Requester& tx, uint32_t psn, uint32_t aethPsn) override;
     void RequestFailed(RoceV2Requester& tx, uint32_t psn) override;
     void TimedOut(RoceV2Requester& tx) override;
-    void Abort() override {}
+
+    void Abort() override
+    {
+    }
 
     void ReceiveData(RoceV2Responder& rx,
                      const RoceBthHeader& bth,

@@ -52,46 +52,129 @@ class RoceV2QueuePair
                     RdmaConnectionCc* connCc);
     ~RoceV2QueuePair();
 
-    void SetPeer(uint32_t peerQpn) { m_peerQpn = peerQpn; }
-    uint32_t GetQpn() const { return m_qpn; }
-    /** The peer QP's number (the destination of everything this QP sends). */
-    uint32_t GetPeer() const { return m_peerQpn; }
-    uint32_t GetPlane() const { return m_plane; }
-    uint16_t GetSourcePort() const { return m_srcPort; }
-    RoceV2Connection* GetConnection() const { return m_owner; }
-    /** Null once disposed. */
-    const Ptr<RoceV2Transport>& GetTransport() const { return m_transport; }
-    const RoceV2QpConfig& GetConfig() const { return m_config; }
-    RoceV2Recovery& GetRecovery() const { return *m_recovery; }
+    void SetPeer(uint32_t peerQpn)
+    {
+        m_peerQpn = peerQpn;
+    }
 
-    RoceV2Requester& GetRequester() { return m_requester; }
-    const RoceV2Requester& GetRequester() const { return m_requester; }
-    RoceV2Responder& GetResponder() { return m_responder; }
-    const RoceV2Responder& GetResponder() const { return m_responder; }
+    uint32_t GetQpn() const
+    {
+        return m_qpn;
+    }
+
+    /** The peer QP's number (the destination of everything this QP sends). */
+    uint32_t GetPeer() const
+    {
+        return m_peerQpn;
+    }
+
+    uint32_t GetPlane() const
+    {
+        return m_plane;
+    }
+
+    uint16_t GetSourcePort() const
+    {
+        return m_srcPort;
+    }
+
+    RoceV2Connection* GetConnection() const
+    {
+        return m_owner;
+    }
+
+    /** Null once disposed. */
+    const Ptr<RoceV2Transport>& GetTransport() const
+    {
+        return m_transport;
+    }
+
+    const RoceV2QpConfig& GetConfig() const
+    {
+        return m_config;
+    }
+
+    RoceV2Recovery& GetRecovery() const
+    {
+        return *m_recovery;
+    }
+
+    RoceV2Requester& GetRequester()
+    {
+        return m_requester;
+    }
+
+    const RoceV2Requester& GetRequester() const
+    {
+        return m_requester;
+    }
+
+    RoceV2Responder& GetResponder()
+    {
+        return m_responder;
+    }
+
+    const RoceV2Responder& GetResponder() const
+    {
+        return m_responder;
+    }
 
     /** Both roles' counters. */
     RoceV2QpStats GetStats() const;
-    uint64_t GetRateBps() const { return m_requester.GetRateBps(); }
-    const RdmaFlowCc& GetFlowCc() const { return m_requester.GetFlowCc(); }
-    /** Packets sent and not yet acknowledged. */
-    uint32_t GetInFlight() const { return m_requester.GetInFlight(); }
-    uint32_t GetMaxInFlight() const { return m_requester.GetMaxInFlight(); }
 
-    void PostSegment(const RoceV2Requester::Segment& seg) { m_requester.PostSegment(seg); }
-    void PostRecv(const RdmaRecvRequest& rr) { m_responder.PostRecv(rr); }
+    uint64_t GetRateBps() const
+    {
+        return m_requester.GetRateBps();
+    }
+
+    const RdmaFlowCc& GetFlowCc() const
+    {
+        return m_requester.GetFlowCc();
+    }
+
+    /** Packets sent and not yet acknowledged. */
+    uint32_t GetInFlight() const
+    {
+        return m_requester.GetInFlight();
+    }
+
+    uint32_t GetMaxInFlight() const
+    {
+        return m_requester.GetMaxInFlight();
+    }
+
+    void PostSegment(const RoceV2Requester::Segment& seg)
+    {
+        m_requester.PostSegment(seg);
+    }
+
+    void PostRecv(const RdmaRecvRequest& rr)
+    {
+        m_responder.PostRecv(rr);
+    }
+
     /** Receives posted and not yet completed. */
-    uint64_t GetPostedReceives() const { return m_responder.GetPostedReceives(); }
+    uint64_t GetPostedReceives() const
+    {
+        return m_responder.GetPostedReceives();
+    }
 
     /** From the transport: packets for this QP (BTH removed; payload, pad and ICRC left). */
     void ReceiveData(const RoceBthHeader& bth, const Ptr<Packet>& packet, bool ce)
     {
         m_responder.ReceiveData(bth, packet, ce);
     }
+
     void ReceiveAck(const RoceBthHeader& bth, const RoceAethHeader& aeth)
     {
         m_requester.ReceiveAck(bth, aeth);
     }
-    void ReceiveCnp() { m_requester.ReceiveCnp(); }
+
+    void ReceiveCnp()
+    {
+        m_requester.ReceiveCnp();
+    }
+
     void Dispose();
 
   private:

@@ -1,12 +1,10 @@
 #include "rocev2-requester.h"
 
+#include "delay-until.h"
+#include "fabric-frame.h"
 #include "rocev2-connection.h"
 #include "rocev2-queue-pair.h"
 #include "rocev2-transport.h"
-
-#include "delay-until.h"
-
-#include "fabric-frame.h"
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -121,9 +119,9 @@ RoceV2Requester::PullPacket(uint32_t plane, int64_t now, FrameAddress& addr, int
     const uint32_t wire = WireBytes(p->GetSize() + kFrameHeaderBytes);
     m_ccOps->PacketSent(*m_connCc, m_cc, wire, Simulator::Now());
     const uint64_t rate = m_ccOps->PacingRate(m_cc);
-    m_nextSendPs = rate < m_lineBps ? std::max(now, m_nextSendPs) +
-                                          int64_t(double(wire) * 8e12 / double(rate))
-                                    : 0;
+    m_nextSendPs = rate < m_lineBps
+                       ? std::max(now, m_nextSendPs) + int64_t(double(wire) * 8e12 / double(rate))
+                       : 0;
     if (m_rtoDeadlinePs == 0)
     {
         ArmRto();
@@ -172,13 +170,13 @@ RoceV2Requester::BuildDataPacket(uint32_t psn, FrameAddress& addr)
     }
     RoceBthHeader bth;
     bth.opcode = write ? (first && last ? RC_WRITE_ONLY
-                          : first   ? RC_WRITE_FIRST
-                          : last    ? RC_WRITE_LAST
-                                    : RC_WRITE_MIDDLE)
+                          : first       ? RC_WRITE_FIRST
+                          : last        ? RC_WRITE_LAST
+                                        : RC_WRITE_MIDDLE)
                        : (first && last ? RC_SEND_ONLY
-                          : first   ? RC_SEND_FIRST
-                          : last    ? RC_SEND_LAST
-                                    : RC_SEND_MIDDLE);
+                          : first       ? RC_SEND_FIRST
+                          : last        ? RC_SEND_LAST
+                                        : RC_SEND_MIDDLE);
     bth.padCount = pad;
     bth.destQp = m_qp.GetPeer();
     bth.ackRequest = last;
@@ -186,7 +184,8 @@ RoceV2Requester::BuildDataPacket(uint32_t psn, FrameAddress& addr)
     p->AddHeader(bth);
     ++m_stats.packets;
     m_stats.payloadBytes += len;
-    addr = m_qp.GetTransport()->DataAddress(owner->GetRemoteHost(), m_qp.GetPlane(),
+    addr = m_qp.GetTransport()->DataAddress(owner->GetRemoteHost(),
+                                            m_qp.GetPlane(),
                                             m_qp.GetSourcePort());
     addr.ecn = config.ecnCapable ? Ecn::Ect0 : Ecn::NotEct;
     return p;
@@ -248,8 +247,7 @@ RoceV2Requester::AdvanceUna(uint32_t una)
         m_nxt = m_una;
     }
     m_retries = 0;
-    while (!m_segments.empty() &&
-           m_segments.front().firstPsn + m_segments.front().packets <= m_una)
+    while (!m_segments.empty() && m_segments.front().firstPsn + m_segments.front().packets <= m_una)
     {
         const Segment done = m_segments.front();
         m_segments.pop_front();

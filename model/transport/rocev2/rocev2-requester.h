@@ -52,9 +52,7 @@ class RoceV2Requester : public NicTxClient
      * \param cc the connection's congestion policy
      * \param connCc the connection's congestion state
      */
-    RoceV2Requester(RoceV2QueuePair& qp,
-                    Ptr<RdmaCongestionOps> cc,
-                    RdmaConnectionCc* connCc);
+    RoceV2Requester(RoceV2QueuePair& qp, Ptr<RdmaCongestionOps> cc, RdmaConnectionCc* connCc);
 
     /** Cancels the timers and drops the congestion policy. */
     void Dispose();
@@ -63,35 +61,66 @@ class RoceV2Requester : public NicTxClient
     void PostSegment(const Segment& seg);
     // NicTxClient: the NIC scheduler pulls the QP's data packets from here.
     FramePayload PullPacket(uint32_t plane,
-                           int64_t nowPs,
-                           FrameAddress& addr,
-                           int64_t& notBeforePs) override;
+                            int64_t nowPs,
+                            FrameAddress& addr,
+                            int64_t& notBeforePs) override;
     /** An ACK or NAK for this QP (BTH and AETH removed). */
     void ReceiveAck(const RoceBthHeader& bth, const RoceAethHeader& aeth);
     /** A CNP for this QP (DCQCN's reaction point). */
     void ReceiveCnp();
 
-    const RoceV2RequesterStats& GetStats() const { return m_stats; }
-    uint64_t GetRateBps() const { return m_cc.rateBps; }
-    const RdmaFlowCc& GetFlowCc() const { return m_cc; }
+    const RoceV2RequesterStats& GetStats() const
+    {
+        return m_stats;
+    }
+
+    uint64_t GetRateBps() const
+    {
+        return m_cc.rateBps;
+    }
+
+    const RdmaFlowCc& GetFlowCc() const
+    {
+        return m_cc;
+    }
+
     /** Packets sent and not yet acknowledged. */
-    uint32_t GetInFlight() const { return m_nxt - m_una; }
-    uint32_t GetMaxInFlight() const { return m_maxInFlight; }
+    uint32_t GetInFlight() const
+    {
+        return m_nxt - m_una;
+    }
+
+    uint32_t GetMaxInFlight() const
+    {
+        return m_maxInFlight;
+    }
 
     // For the recovery policy
 
     /** Oldest unacknowledged PSN. */
-    uint32_t GetUna() const { return m_una; }
+    uint32_t GetUna() const
+    {
+        return m_una;
+    }
+
     /** Next new PSN to send. */
-    uint32_t GetNxt() const { return m_nxt; }
+    uint32_t GetNxt() const
+    {
+        return m_nxt;
+    }
+
     /** Everything below \p una is acknowledged: completes what it covers, re-arms the RTO. */
     void AdvanceUna(uint32_t una);
     /** Resend from \p psn (not below the oldest unacknowledged one). */
     void GoBack(uint32_t psn);
     /** Tells the congestion policy that \p packets were lost. */
     void NotifyLost(uint32_t packets);
+
     /** Counters the policy adds to. */
-    RoceV2RequesterStats& GetStats() { return m_stats; }
+    RoceV2RequesterStats& GetStats()
+    {
+        return m_stats;
+    }
 
   private:
     Ptr<Packet> BuildDataPacket(uint32_t psn, FrameAddress& addr);
@@ -117,9 +146,9 @@ class RoceV2Requester : public NicTxClient
     uint32_t m_end = 0;             //!< first PSN not yet assigned
     uint32_t m_highestSent = 0;     //!< one past the highest PSN ever sent
     uint32_t m_maxInFlight = 0;
-    size_t m_cursor = 0;            //!< index of the segment holding m_nxt
+    size_t m_cursor = 0; //!< index of the segment holding m_nxt
     uint32_t m_retries = 0;
-    uint32_t m_sendSeq = 0;         //!< next send's receive sequence number
+    uint32_t m_sendSeq = 0; //!< next send's receive sequence number
     int64_t m_rnrUntilPs = 0;
     int64_t m_nextSendPs = 0;
     int64_t m_rtoDeadlinePs = 0;

@@ -157,8 +157,7 @@ RoceV2Responder::ReceiveInOrder(const RoceBthHeader& bth, const Ptr<Packet>& pac
         if (!m_ctx.isWrite)
         {
             m_ctx.active = false;
-            CompleteReceive(m_ctx.status,
-                            m_ctx.status == RdmaStatus::Success ? m_ctx.offset : 0);
+            CompleteReceive(m_ctx.status, m_ctx.status == RdmaStatus::Success ? m_ctx.offset : 0);
         }
         m_ctx.active = false;
     }

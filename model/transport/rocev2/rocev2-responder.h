@@ -44,21 +44,39 @@ class RoceV2Responder
     explicit RoceV2Responder(RoceV2QueuePair& qp);
 
     void PostRecv(const RdmaRecvRequest& rr);
+
     /** Receives posted and not yet completed. */
-    uint64_t GetPostedReceives() const { return m_rq.size(); }
+    uint64_t GetPostedReceives() const
+    {
+        return m_rq.size();
+    }
+
     /** A data packet for this QP (BTH removed; payload, pad and ICRC left). */
     void ReceiveData(const RoceBthHeader& bth, const Ptr<Packet>& packet, bool ce);
-    const RoceV2ResponderStats& GetStats() const { return m_stats; }
+
+    const RoceV2ResponderStats& GetStats() const
+    {
+        return m_stats;
+    }
 
     // For the recovery policy
 
     const RoceV2QpConfig& GetConfig() const;
     /** The local memory packets are placed in. */
     Ptr<RdmaMemory> GetLocalMemory() const;
+
     /** The next PSN expected in order. */
-    uint32_t GetExpectedPsn() const { return m_ePsn; }
+    uint32_t GetExpectedPsn() const
+    {
+        return m_ePsn;
+    }
+
     /** The expected PSN arrived (or was already placed): expect the next. */
-    void AdvanceExpectedPsn() { ++m_ePsn; }
+    void AdvanceExpectedPsn()
+    {
+        ++m_ePsn;
+    }
+
     /** Discards a packet ahead of the expected PSN: one NAK (PSN sequence error) per gap. */
     void DiscardOutOfSequence();
     /** Discards a packet already received and re-ACKs the expected PSN's predecessor. */
@@ -67,18 +85,31 @@ class RoceV2Responder
     void ReceiveInOrder(const RoceBthHeader& bth, const Ptr<Packet>& packet, uint32_t psn);
     /** Counts \p len placed bytes, copies them from \p packet to \p address (key 0: count only). */
     void Place(uint32_t key, uint64_t address, const Ptr<Packet>& packet, uint32_t len);
+
     /** Posted receive \p i (0: the oldest). */
-    PostedRecv& GetReceive(size_t i) { return m_rq[i]; }
+    PostedRecv& GetReceive(size_t i)
+    {
+        return m_rq[i];
+    }
+
     /** A message is complete: counts it in the MSN. */
-    void CountMessage() { ++m_msn; }
+    void CountMessage()
+    {
+        ++m_msn;
+    }
+
     /** Completes the oldest posted receive with \p status and \p bytes. */
     void CompleteReceive(RdmaStatus status, uint32_t bytes);
     /** An in-order packet: ACKs if AckInterval are due or \p now. */
     void AcknowledgeInOrder(bool now);
     /** \p msn < 0: the QP's MSN; otherwise (IRN NACK) the selectively acknowledged PSN. */
     void SendAckOrNak(uint8_t syndrome, uint32_t psn, int64_t msn = -1);
+
     /** Counters the policy adds to. */
-    RoceV2ResponderStats& GetStats() { return m_stats; }
+    RoceV2ResponderStats& GetStats()
+    {
+        return m_stats;
+    }
 
   private:
     /** The message being received in order. */

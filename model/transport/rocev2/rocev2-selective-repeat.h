@@ -18,10 +18,9 @@
 #ifndef METAROCE_ROCEV2_SELECTIVE_REPEAT_H
 #define METAROCE_ROCEV2_SELECTIVE_REPEAT_H
 
+#include "rdma-verbs.h"
 #include "ring-buffer.h"
 #include "rocev2-recovery.h"
-
-#include "rdma-verbs.h"
 
 namespace ns3
 {
@@ -39,7 +38,12 @@ class RoceV2SelectiveRepeat : public RoceV2Recovery
 
     uint32_t GetInFlightCap(const RoceV2QpConfig& config) const override;
     int64_t GetRtoPs(const RoceV2QpConfig& config, uint32_t inFlight) const override;
-    bool PlacesOutOfOrder() const override { return true; }
+
+    bool PlacesOutOfOrder() const override
+    {
+        return true;
+    }
+
     int64_t NextRetransmission(uint32_t una, uint32_t nxt) override;
     void PacketSent(uint32_t psn, bool retransmission) override;
     void UnaAdvancing(uint32_t una, uint32_t newUna) override;

@@ -107,8 +107,7 @@ RoceV2Transport::DataAddress(uint32_t dstHost, uint32_t plane, uint16_t srcPort)
 }
 
 void
-RoceV2Transport::SendControl(Ptr<Packet> packet, uint32_t plane, uint32_t dstHost,
-                             uint16_t srcPort)
+RoceV2Transport::SendControl(Ptr<Packet> packet, uint32_t plane, uint32_t dstHost, uint16_t srcPort)
 {
     FrameAddress a = m_nic->AddressTo(dstHost, plane, srcPort, kRoceV2UdpPort);
     a.dscp = m_controlDscp;

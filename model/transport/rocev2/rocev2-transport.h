@@ -33,16 +33,34 @@ class RoceV2Transport : public RdmaTransport
     typedef Callback<bool, const RoceBthHeader&, uint32_t> DropFilter;
 
     void SetNic(Ptr<RdmaNic> nic) override;
-    void SetDropFilter(DropFilter filter) { m_dropFilter = filter; }
+
+    void SetDropFilter(DropFilter filter)
+    {
+        m_dropFilter = filter;
+    }
 
     // For queue pairs
-    Ptr<NicScheduler> GetScheduler() const { return m_scheduler; }
+    Ptr<NicScheduler> GetScheduler() const
+    {
+        return m_scheduler;
+    }
+
     /** Registers a QP; \return its QPN. */
     uint32_t AddQueuePair(RoceV2QueuePair* qp);
-    uint32_t NextQpn() const { return kFirstQpn + m_qps.size(); }
+
+    uint32_t NextQpn() const
+    {
+        return kFirstQpn + m_qps.size();
+    }
+
     FrameAddress DataAddress(uint32_t dstHost, uint32_t plane, uint16_t srcPort) const;
     void SendControl(Ptr<Packet> packet, uint32_t plane, uint32_t dstHost, uint16_t srcPort);
-    Time GetCnpInterval() const { return m_cnpInterval; }
+
+    Time GetCnpInterval() const
+    {
+        return m_cnpInterval;
+    }
+
     /** UDP source port of a QP: a hash of the QP numbers, chosen once. */
     uint16_t SourcePortFor(uint32_t qpn, uint32_t peerHost) const;
 
