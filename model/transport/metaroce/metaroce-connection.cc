@@ -173,12 +173,15 @@ MetaRoceConnection::Setup(Ptr<MetaRoceTransport> transport, uint32_t id, uint32_
         m_planes[plane].rateBps = LineBps(plane);
     }
     m_paths.resize(nPaths); // exactly nPaths: the vector is empty before
+    // One time for all paths: before Simulator::Run ns-3 records every Time
+    // it constructs, so a Time per path of thousands of connections costs.
+    const Time now = Simulator::Now();
     for (uint32_t i = 0; i < nPaths; ++i)
     {
         MetaRocePath& p = m_paths[i];
         p.srcPort = transport->AllocateSourcePort();
         p.WithFlowCc(LineBps(GetPathPlane(i)),
-                     [this](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc, Simulator::Now()); });
+                     [this, now](RdmaFlowCc& cc) { m_ccOps->InitFlow(cc, now); });
     }
     m_ccOps->Init(m_cc, nPaths);
     m_receiver.Configure(
