@@ -4,7 +4,7 @@
  * (docs/hardening.md, "Invariants"). Each check is derived from the model
  * (model/fabric/fabric-port.*, fabric-switch.*, docs/fabric-model.md "PFC";
  * model/transport/rdma-connection.*) and says why it must hold where it is
- * made (fabric-invariants.cc).
+ * made (fabric-invariants.cc; the PFC checks in fabric-pfc-invariants.cc).
  *
  * The fabric checks work on a snapshot (FabricInvariantSnapshot): plain data
  * read from the live fabric after every port is brought up to date, so a
