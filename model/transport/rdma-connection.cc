@@ -9,6 +9,34 @@
 namespace ns3
 {
 
+RdmaCompletion
+CompletionOf(const RdmaWorkRequest& wr, RdmaStatus status, Time posted)
+{
+    RdmaCompletion c;
+    c.wrId = wr.wrId;
+    c.opcode = wr.opcode;
+    c.status = status;
+    c.stream = wr.stream;
+    c.bytes = wr.length;
+    c.posted = posted;
+    c.completed = Simulator::Now();
+    return c;
+}
+
+RdmaCompletion
+CompletionOf(const RdmaRecvRequest& rr, RdmaStatus status, uint32_t bytes, Time posted)
+{
+    RdmaCompletion c;
+    c.wrId = rr.wrId;
+    c.opcode = RdmaOpcode::Recv;
+    c.status = status;
+    c.stream = rr.stream;
+    c.bytes = bytes;
+    c.posted = posted;
+    c.completed = Simulator::Now();
+    return c;
+}
+
 NS_OBJECT_ENSURE_REGISTERED(RdmaConnection);
 
 TypeId

@@ -53,6 +53,14 @@ struct RdmaRecvRequest
     uint32_t length = 0;
 };
 
+/** The completion of Write or Send \p wr, posted at \p posted, delivered now. */
+RdmaCompletion CompletionOf(const RdmaWorkRequest& wr, RdmaStatus status, Time posted);
+/** The completion of receive \p rr, posted at \p posted, with \p bytes received, delivered now. */
+RdmaCompletion CompletionOf(const RdmaRecvRequest& rr,
+                            RdmaStatus status,
+                            uint32_t bytes,
+                            Time posted);
+
 class RdmaConnection : public Object
 {
   public:

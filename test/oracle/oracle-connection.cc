@@ -125,14 +125,8 @@ OracleConnection::Match(uint16_t stream)
         // A Send longer than its Recv places nothing and fails both (as on a real QP).
         const RdmaStatus status =
             length <= r.rr.length ? RdmaStatus::Success : RdmaStatus::LengthError;
-        RdmaCompletion c;
-        c.wrId = r.rr.wrId;
-        c.opcode = RdmaOpcode::Recv;
-        c.status = status;
-        c.stream = stream;
-        c.bytes = status == RdmaStatus::Success ? length : 0;
-        c.posted = r.posted;
-        c.completed = Simulator::Now();
+        const RdmaCompletion c =
+            CompletionOf(r.rr, status, status == RdmaStatus::Success ? length : 0, r.posted);
         m_peer->SendMatched(stream, wrId, status);
         Complete(c); // may post: the containers are looked up again
     }
@@ -161,15 +155,7 @@ OracleConnection::Release(uint16_t stream)
     {
         const Pending p = pending.front();
         pending.pop_front();
-        RdmaCompletion c;
-        c.wrId = p.wr.wrId;
-        c.opcode = p.wr.opcode;
-        c.status = p.status;
-        c.stream = stream;
-        c.bytes = p.wr.length;
-        c.posted = p.posted;
-        c.completed = Simulator::Now();
-        Complete(c); // may post on this stream: the loop looks at the queue again
+        Complete(CompletionOf(p.wr, p.status, p.posted)); // may post on this stream
     }
 }
 

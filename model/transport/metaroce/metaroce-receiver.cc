@@ -322,13 +322,10 @@ MetaRoceReceiver::Release(uint16_t stream)
         if (isSend)
         {
             const PostedRecv& r = s.receives.front();
-            c.wrId = r.rr.wrId;
-            c.opcode = RdmaOpcode::Recv;
-            c.status = m.status;
-            c.stream = stream;
-            c.bytes = m.status == RdmaStatus::Success ? m.length : 0;
-            c.posted = r.posted;
-            c.completed = Simulator::Now();
+            c = CompletionOf(r.rr,
+                             m.status,
+                             m.status == RdmaStatus::Success ? m.length : 0,
+                             r.posted);
             s.receives.pop_front();
             ++s.baseSend;
         }

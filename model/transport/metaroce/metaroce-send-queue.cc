@@ -161,13 +161,7 @@ MetaRoceSendQueue::PopCompletion(uint16_t stream, RdmaCompletion& c)
     }
     s.order.pop_front();
     m.released = true;
-    c.wrId = m.wr.wrId;
-    c.opcode = m.wr.opcode;
-    c.status = m.status;
-    c.stream = stream;
-    c.bytes = m.wr.length;
-    c.posted = m.posted;
-    c.completed = Simulator::Now();
+    c = CompletionOf(m.wr, m.status, m.posted);
     return true;
 }
 

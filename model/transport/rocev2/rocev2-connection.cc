@@ -316,15 +316,7 @@ RoceV2Connection::ReleaseCompletions(uint16_t stream)
         }
         m_streamOrder[stream].pop_front();
         m.released = true;
-        RdmaCompletion c;
-        c.wrId = m.wr.wrId;
-        c.opcode = m.wr.opcode;
-        c.status = m.status;
-        c.stream = stream;
-        c.bytes = m.wr.length;
-        c.posted = m.posted;
-        c.completed = Simulator::Now();
-        Complete(c); // may post: containers are looked up again
+        Complete(CompletionOf(m.wr, m.status, m.posted)); // may post: containers looked up again
     }
     while (!m_messages.empty() && m_messages.front().released)
     {

@@ -214,15 +214,7 @@ RoceV2Responder::CompleteReceive(RdmaStatus status, uint32_t bytes)
 {
     const PostedRecv r = m_rq.front();
     m_rq.pop_front();
-    RdmaCompletion c;
-    c.wrId = r.rr.wrId;
-    c.opcode = RdmaOpcode::Recv;
-    c.status = status;
-    c.stream = r.rr.stream;
-    c.bytes = bytes;
-    c.posted = r.posted;
-    c.completed = Simulator::Now();
-    m_qp.GetConnection()->ReceiveDone(c);
+    m_qp.GetConnection()->ReceiveDone(CompletionOf(r.rr, status, bytes, r.posted));
 }
 
 void
