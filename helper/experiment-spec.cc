@@ -305,10 +305,6 @@ ParseWorkloadKeys(JsonReader& w, ExperimentWorkload& out)
     {
         out.slices = w["slices"].AsUnsigned(1, 1024);
     }
-    if (w["start"].IsPresent())
-    {
-        out.start = w["start"].AsDuration(0, kMaxDurationNs);
-    }
 }
 
 /** What the built-in workloads need, host indices checked against the fabric's \p hosts. */
@@ -363,10 +359,15 @@ ParseWorkload(JsonReader w, uint32_t hosts)
     {
         out.attributes = ParseObjectAttributes(w["attributes"], out.typeId);
     }
+    if (w["start"].IsPresent())
+    {
+        out.start = w["start"].AsDuration(0, kMaxDurationNs);
+    }
     if (out.type.empty())
     {
         // A workload of its own: the built-in keys mean nothing to it.
         w.ExpectObject({"type", "attributes", "start"});
+        return out;
     }
     ParseWorkloadKeys(w, out);
     CheckWorkload(w, out, hosts);
