@@ -122,14 +122,18 @@ ExperimentBuilder::ScheduleFailures()
         const ExperimentFailure& f = m_spec.failures[i];
         const std::string where =
             m_spec.sourceFile + ": /failures/" + std::to_string(i) + "/target";
+        // Down at "at", and up again at "until" if there is one.
+        auto outage = [&f](auto setUp) {
+            setUp(f.at, false);
+            if (!f.until.IsZero())
+            {
+                setUp(f.until, true);
+            }
+        };
         if (f.what == "plane")
         {
             const uint32_t plane = std::stoul(f.target);
-            m_fabric->SchedulePlaneUp(f.at, plane, false);
-            if (!f.until.IsZero())
-            {
-                m_fabric->SchedulePlaneUp(f.until, plane, true);
-            }
+            outage([&](Time t, bool up) { m_fabric->SchedulePlaneUp(t, plane, up); });
         }
         else if (f.what == "link")
         {
@@ -141,11 +145,7 @@ ExperimentBuilder::ScheduleFailures()
                                   "\"p1/h3-l0\"), got \"" +
                                   f.target + "\"");
             }
-            m_fabric->ScheduleLinkUp(f.at, link, false);
-            if (!f.until.IsZero())
-            {
-                m_fabric->ScheduleLinkUp(f.until, link, true);
-            }
+            outage([&](Time t, bool up) { m_fabric->ScheduleLinkUp(t, link, up); });
         }
         else
         {
@@ -164,11 +164,7 @@ ExperimentBuilder::ScheduleFailures()
                                   "\"p1/s0\"), got \"" +
                                   f.target + "\"");
             }
-            m_fabric->ScheduleSwitchUp(f.at, vertex, false);
-            if (!f.until.IsZero())
-            {
-                m_fabric->ScheduleSwitchUp(f.until, vertex, true);
-            }
+            outage([&](Time t, bool up) { m_fabric->ScheduleSwitchUp(t, vertex, up); });
         }
     }
 }

@@ -16,14 +16,6 @@ namespace fs = std::filesystem;
 namespace
 {
 
-/** Fixed formatting so that identical runs give identical bytes. */
-double
-Round(double v, int digits = 6)
-{
-    const double scale = std::pow(10.0, digits);
-    return std::round(v * scale) / scale;
-}
-
 nlohmann::json
 CollectivesJson(const RdmaWorkload& workload)
 {
@@ -36,7 +28,7 @@ CollectivesJson(const RdmaWorkload& workload)
                                {"bytes", c.bytes},
                                {"start_us", c.start.GetNanoSeconds() / 1e3},
                                {"completion_us", us},
-                               {"bus_bandwidth_gbps", Round(c.busBandwidthBps / 1e9)}});
+                               {"bus_bandwidth_gbps", RoundForOutput(c.busBandwidthBps / 1e9)}});
     }
     return collectives;
 }
@@ -80,7 +72,7 @@ ExperimentResults::OfferedLineRateBps() const
 }
 
 nlohmann::json
-ExperimentResults::Summary() const
+ExperimentResults::Summary(const nlohmann::json& collectives) const
 {
     const Ptr<RdmaWorkload> workload = m_built.GetWorkload();
     const double seconds = std::max(1e-12, (m_run.end - m_spec.workload.start).GetSeconds());
@@ -110,16 +102,16 @@ ExperimentResults::Summary() const
     const double wall = m_run.wallSeconds;
     const double perConnection = m_built.GetBytesPerConnection();
     nlohmann::json summary = {
-        {"goodput_gbps", Round(goodput / 1e9)},
-        {"offered_line_rate_gbps", Round(offered / 1e9)},
-        {"normalized_goodput", Round(offered > 0 ? goodput / offered : 0)},
+        {"goodput_gbps", RoundForOutput(goodput / 1e9)},
+        {"offered_line_rate_gbps", RoundForOutput(offered / 1e9)},
+        {"normalized_goodput", RoundForOutput(offered > 0 ? goodput / offered : 0)},
         {"delivered_bytes", delivered},
         {"sent_packets", sent},
         {"retransmitted_packets", retransmitted},
         {"dropped_packets", drops},
         {"ecn_marked_packets", stats.ecnMarked},
         {"pfc_pause_frames", stats.pfcFramesSent},
-        {"pfc_paused_seconds", Round(stats.pfcPausedSeconds, 9)},
+        {"pfc_paused_seconds", RoundForOutput(stats.pfcPausedSeconds, 9)},
         {"pfc_storms", stats.pfcStorms},
         {"completed_messages", completed},
         {"failed_messages", failed},
@@ -129,13 +121,12 @@ ExperimentResults::Summary() const
         {"connections", m_built.GetPool()->GetNConnections()},
         {"packet_hops", stats.packetHops},
         {"events", m_run.events},
-        {"wall_seconds", Round(wall, 3)},
-        {"events_per_second", Round(wall > 0 ? m_run.events / wall : 0, 0)},
-        {"peak_rss_mb", Round(m_run.peakRssMb, 1)},
-        {"bytes_per_connection", Round(perConnection, 0)},
-        {"bytes_per_bidirectional_connection", Round(2 * perConnection, 0)},
+        {"wall_seconds", RoundForOutput(wall, 3)},
+        {"events_per_second", RoundForOutput(wall > 0 ? m_run.events / wall : 0, 0)},
+        {"peak_rss_mb", RoundForOutput(m_run.peakRssMb, 1)},
+        {"bytes_per_connection", RoundForOutput(perConnection, 0)},
+        {"bytes_per_bidirectional_connection", RoundForOutput(2 * perConnection, 0)},
     };
-    const nlohmann::json collectives = CollectivesJson(*workload);
     if (!collectives.empty())
     {
         double us = 0;
@@ -145,8 +136,8 @@ ExperimentResults::Summary() const
             us += c["completion_us"].get<double>();
             bus += c["bus_bandwidth_gbps"].get<double>();
         }
-        summary["collective_completion_us"] = Round(us / collectives.size(), 3);
-        summary["bus_bandwidth_gbps"] = Round(bus / collectives.size());
+        summary["collective_completion_us"] = RoundForOutput(us / collectives.size(), 3);
+        summary["bus_bandwidth_gbps"] = RoundForOutput(bus / collectives.size());
     }
     return summary;
 }
@@ -159,11 +150,12 @@ ExperimentResults::ToJson() const
     {
         attrs[k] = v;
     }
+    const nlohmann::json collectives = CollectivesJson(*m_built.GetWorkload());
     return {{"schema", "metaroce-results/1"},
             {"experiment", m_spec.name},
             {"description", m_spec.description},
-            {"summary", Summary()},
-            {"collectives", CollectivesJson(*m_built.GetWorkload())},
+            {"summary", Summary(collectives)},
+            {"collectives", collectives},
             {"config", m_spec.effective},
             {"provenance",
              {{"seed", m_spec.seed},

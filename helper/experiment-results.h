@@ -50,7 +50,8 @@ class ExperimentResults
   private:
     /** What the workload could move at most: its senders' or its receivers' line rate. */
     double OfferedLineRateBps() const;
-    nlohmann::json Summary() const;
+    /** The summary; \p collectives: the collectives' records (CollectivesJson). */
+    nlohmann::json Summary(const nlohmann::json& collectives) const;
 
     const ExperimentSpec& m_spec;
     const ExperimentBuilder& m_built;

@@ -5,20 +5,9 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace ns3
 {
-
-namespace
-{
-/** Fixed formatting so that identical runs give identical bytes. */
-double
-Round(double v)
-{
-    return std::round(v * 1e6) / 1e6;
-}
-} // namespace
 
 ExperimentSampler::ExperimentSampler(Ptr<Fabric> fabric, Ptr<RdmaConnectionPool> pool)
     : m_fabric(fabric),
@@ -66,7 +55,7 @@ ExperimentSampler::Sample()
         {
             tx += m_fabric->GetNic(h)->GetPort(p)->GetStats().txWireBytes;
         }
-        s.planeGbps[p] = Round(double(tx - m_lastPlaneTx[p]) * 8 / seconds / 1e9);
+        s.planeGbps[p] = RoundForOutput(double(tx - m_lastPlaneTx[p]) * 8 / seconds / 1e9);
         m_lastPlaneTx[p] = tx;
     }
     for (const auto& link : m_fabric->GetLinks())
@@ -91,7 +80,7 @@ ExperimentSampler::Sample()
         for (size_t i = 0; i < eps.size(); ++i)
         {
             const uint64_t d = eps[i]->GetDeliveredBytes();
-            row[i] = Round(double(d - m_lastDelivered[i]) * 8 / seconds / 1e9);
+            row[i] = RoundForOutput(double(d - m_lastDelivered[i]) * 8 / seconds / 1e9);
             m_lastDelivered[i] = d;
         }
         m_connectionGbps.push_back(row);

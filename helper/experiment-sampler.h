@@ -14,11 +14,23 @@
 
 #include "ns3/nstime.h"
 
+#include <cmath>
 #include <functional>
 #include <vector>
 
 namespace ns3
 {
+
+/**
+ * \p v rounded to \p digits decimals: the figures a run writes, in a fixed
+ * form so that identical runs give identical bytes.
+ */
+inline double
+RoundForOutput(double v, int digits = 6)
+{
+    const double scale = std::pow(10.0, digits);
+    return std::round(v * scale) / scale;
+}
 
 class ExperimentSampler
 {

@@ -139,13 +139,24 @@ ParseObjectAttributes(const JsonReader& attrs, const std::string& typeId)
     return out;
 }
 
+/** Whether \p name is the TypeId of a subclass of \p base that can be created. */
+bool
+NamesSubclass(const std::string& name, TypeId base)
+{
+    TypeId tid;
+    return TypeId::LookupByNameFailSafe(name, &tid) && tid.IsChildOf(base) && tid.HasConstructor();
+}
+
 /**
  * "transport"."congestion" / "recovery": the TypeId of a policy, set as the
  * endpoints' TypeId attribute \p attribute. It must derive from what the
  * default policy derives from (e.g. ns3::RdmaCongestionOps).
  */
 void
-ParsePolicy(const JsonReader& key, const std::string& attribute, ExperimentTransport& out)
+ParsePolicy(const JsonReader& key,
+            const std::string& keyName,
+            const std::string& attribute,
+            ExperimentTransport& out)
 {
     const std::string value = key.AsString();
     Ptr<RdmaTransport> transport = ObjectFactory(out.typeId).Create<RdmaTransport>();
@@ -154,16 +165,15 @@ ParsePolicy(const JsonReader& key, const std::string& attribute, ExperimentTrans
     TypeId::AttributeInformation info;
     if (!connection.LookupAttributeByName(attribute, &info))
     {
-        key.Fail("no " + key.Path().substr(key.Path().rfind('/') + 1) + " (" +
-                     connection.GetName() + " has no " + attribute + " attribute)",
+        key.Fail("no " + keyName + " (" + connection.GetName() + " has no " + attribute +
+                     " attribute)",
                  "\"" + value + "\"");
     }
     const auto* initial = dynamic_cast<const TypeIdValue*>(PeekPointer(info.initialValue));
     NS_ABORT_MSG_IF(initial == nullptr,
                     connection.GetName() << "::" << attribute << " is not a TypeId attribute");
     const TypeId base = initial->Get().GetParent();
-    TypeId tid;
-    if (!TypeId::LookupByNameFailSafe(value, &tid) || !tid.IsChildOf(base) || !tid.HasConstructor())
+    if (!NamesSubclass(value, base))
     {
         key.Fail("the TypeId of an " + base.GetName(), "\"" + value + "\"");
     }
@@ -189,9 +199,7 @@ ParseTransport(JsonReader transport)
             out.defaults = alias.defaults;
         }
     }
-    TypeId tid;
-    if (out.typeId.empty() && TypeId::LookupByNameFailSafe(out.name, &tid) &&
-        tid.IsChildOf(RdmaTransport::GetTypeId()) && tid.HasConstructor())
+    if (out.typeId.empty() && NamesSubclass(out.name, RdmaTransport::GetTypeId()))
     {
         out.typeId = out.name;
     }
@@ -206,11 +214,11 @@ ParseTransport(JsonReader transport)
     }
     if (transport["congestion"].IsPresent())
     {
-        ParsePolicy(transport["congestion"], "CongestionOps", out);
+        ParsePolicy(transport["congestion"], "congestion", "CongestionOps", out);
     }
     if (transport["recovery"].IsPresent())
     {
-        ParsePolicy(transport["recovery"], "Recovery", out);
+        ParsePolicy(transport["recovery"], "recovery", "Recovery", out);
     }
     return out;
 }
@@ -222,32 +230,30 @@ ResolveWorkloadType(const JsonReader& typeKey, ExperimentWorkload& out)
     const std::string type = typeKey.AsString();
     // A built-in workload by its short name or its TypeId; any other
     // RdmaWorkload subclass by TypeId, configured through "attributes".
+    // A TypeId names the first kind of its type ("bulk": explicit flows).
     static const std::vector<std::pair<std::string, std::string>> kinds = {
-        {"permutation", "ns3::BulkWorkload"},
         {"bulk", "ns3::BulkWorkload"},
+        {"permutation", "ns3::BulkWorkload"},
         {"incast", "ns3::BulkWorkload"},
         {"all_to_all", "ns3::AllToAllWorkload"},
         {"all_reduce", "ns3::RingAllReduceWorkload"},
     };
     for (const auto& [kind, typeId] : kinds)
     {
-        if (type == kind || (type == typeId && out.typeId.empty()))
+        if (type == kind || type == typeId)
         {
-            out.type = type == kind ? kind : (kind == "permutation" ? "bulk" : kind);
+            out.type = kind;
             out.typeId = typeId;
+            return;
         }
     }
-    TypeId tid;
-    if (out.typeId.empty() && TypeId::LookupByNameFailSafe(type, &tid) &&
-        tid.IsChildOf(RdmaWorkload::GetTypeId()) && tid.HasConstructor())
+    if (NamesSubclass(type, RdmaWorkload::GetTypeId()))
     {
         out.typeId = type;
+        return;
     }
-    if (out.typeId.empty())
-    {
-        typeKey.Fail("one of \"permutation\", \"bulk\", \"incast\", \"all_to_all\", "
-                     "\"all_reduce\", or the TypeId of an ns3::RdmaWorkload");
-    }
+    typeKey.Fail("one of \"permutation\", \"bulk\", \"incast\", \"all_to_all\", "
+                 "\"all_reduce\", or the TypeId of an ns3::RdmaWorkload");
 }
 
 /** The built-in workloads' keys. */

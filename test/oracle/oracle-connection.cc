@@ -84,7 +84,7 @@ OracleConnection::GetDeliveredBytes() const
 }
 
 void
-OracleConnection::Serialised(const RdmaWorkRequest& wr, Time posted)
+OracleConnection::Serialised(const RdmaWorkRequest& wr)
 {
     m_transmitted += wr.length;
     m_serviceBytes = 0;

@@ -50,8 +50,8 @@ class OracleConnection : public RdmaConnection
         return 0;
     }
 
-    /** The NIC finished serialising \p wr, posted at \p posted (OracleTransport). */
-    void Serialised(const RdmaWorkRequest& wr, Time posted);
+    /** The NIC finished serialising \p wr (OracleTransport). */
+    void Serialised(const RdmaWorkRequest& wr);
     /** The NIC starts serialising \p length bytes of this connection's at \p start, for \p
      * duration. */
     void StartService(uint32_t length, Time start, Time duration);

@@ -63,7 +63,7 @@ OracleTransport::GetLineRateBps() const
 void
 OracleTransport::Enqueue(Ptr<OracleConnection> connection, const RdmaWorkRequest& wr)
 {
-    m_queue.push_back(Queued{connection, wr, Simulator::Now()});
+    m_queue.push_back(Queued{connection, wr});
     if (!m_busy)
     {
         StartNext();
@@ -89,7 +89,7 @@ OracleTransport::Finish()
     const Queued q = m_queue.front();
     m_queue.pop_front();
     m_busy = false;
-    q.connection->Serialised(q.wr, q.posted); // may post more work
+    q.connection->Serialised(q.wr); // may post more work
     if (!m_busy && !m_queue.empty())
     {
         StartNext();

@@ -40,7 +40,6 @@ class OracleTransport : public RdmaTransport
     {
         Ptr<OracleConnection> connection;
         RdmaWorkRequest wr;
-        Time posted;
     };
 
     void StartNext();
