@@ -321,12 +321,12 @@ CheckUpstream(const FabricInvariantSnapshot& s,
               const SwitchInvariantView& sw,
               uint32_t j,
               uint8_t p,
+              const PfcIngressView& in,
+              const PortInvariantView& port,
+              const std::string& what,
               Violations& v,
               PfcCheckCoverage& cov)
 {
-    const PfcIngressView& in = sw.ingress[j][p];
-    const PortInvariantView& port = s.ports[sw.ports[j]];
-    const std::string what = "switch " + sw.name + " ingress " + port.name + " " + Prio(p);
     if (!port.logged || !port.linkUp)
     {
         return;
@@ -479,7 +479,7 @@ CheckIngress(const FabricInvariantSnapshot& s,
     ++cov.ingressesChecked;
     CheckIngressCharges(sw, j, in, what, v);
     CheckXoffState(s.nowPs, sw, j, in, what, v, cov);
-    CheckUpstream(s, sw, j, p, v, cov);
+    CheckUpstream(s, sw, j, p, in, port, what, v, cov);
 }
 
 /** A switch's count of ingresses in XOFF (\p xoff counted), and its ports' departure tracking. */
